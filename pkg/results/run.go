@@ -1,0 +1,247 @@
+// Package results defines what a run produced: the run.json schema and the
+// per-second timeline. Every later stage (analysis, reports, comparison,
+// history) reads only these types, so every number in a report traces back
+// to a field here.
+package results
+
+import (
+	"time"
+
+	"github.com/authbench/authbench/pkg/plan"
+)
+
+// SchemaVersion is the version of the run.json layout written by this build.
+const SchemaVersion = 1
+
+// File names inside a run directory.
+const (
+	RunFile      = "run.json"
+	TimelineFile = "timeline.json"
+	SummaryFile  = "summary.md"
+)
+
+// Run is the content of run.json.
+type Run struct {
+	SchemaVersion    int       `json:"schema_version"`
+	AuthbenchVersion string    `json:"authbench_version"`
+	Name             string    `json:"name"`
+	ID               string    `json:"id"`
+	Start            time.Time `json:"start"`
+	End              time.Time `json:"end"`
+	// Partial is true when the run was interrupted; what was measured is kept.
+	Partial bool `json:"partial,omitempty"`
+	// Imported is set for runs converted from another tool's output.
+	Imported *Import `json:"imported,omitempty"`
+	// CommandLine is os.Args with secrets redacted.
+	CommandLine []string    `json:"command_line,omitempty"`
+	Plan        plan.Plan   `json:"plan"`
+	Environment Environment `json:"environment"`
+	// Results has one entry per target x iteration, in execution order.
+	Results []Result `json:"results"`
+	// Findings are the diagnosis (issue 4); SLO the objective checks.
+	Findings []Finding  `json:"findings,omitempty"`
+	SLO      []SLOCheck `json:"slo,omitempty"`
+	// Lab describes the local lab the run targeted, if any.
+	Lab *Lab `json:"lab,omitempty"`
+	// Files lists the files of the run directory, relative to it.
+	Files []string `json:"files,omitempty"`
+}
+
+// Import records where an imported run came from.
+type Import struct {
+	Tool  string   `json:"tool"` // "hey" or "wrk"
+	Files []string `json:"files"`
+}
+
+// Environment is a fingerprint of where and against what a run happened, so
+// that a comparison can tell unlike runs apart.
+type Environment struct {
+	Host      string `json:"host"`
+	OS        string `json:"os"`
+	Arch      string `json:"arch"`
+	CPUs      int    `json:"cpus"`
+	GoVersion string `json:"go_version"`
+	// Targets fingerprints each target from its first response.
+	Targets []TargetFingerprint `json:"targets"`
+}
+
+// TargetFingerprint identifies the backend behind a target.
+type TargetFingerprint struct {
+	Target string `json:"target"`
+	URL    string `json:"url"`
+	// Status of the probe request.
+	Status int `json:"status,omitempty"`
+	// Server is the response's Server header.
+	Server string `json:"server,omitempty"`
+	// BodySHA256 is the hex SHA-256 of the first response body.
+	BodySHA256 string `json:"body_sha256,omitempty"`
+	// Error is set when the probe failed.
+	Error string `json:"error,omitempty"`
+}
+
+// Result is one target x iteration.
+type Result struct {
+	Target    string     `json:"target"`
+	Iteration int        `json:"iteration"` // 1-based
+	Model     plan.Model `json:"model"`
+	Start     time.Time  `json:"start"`
+	End       time.Time  `json:"end"`
+	// Requests completed (answered or failed); Successes are HTTP < 400.
+	Requests      int64   `json:"requests"`
+	Successes     int64   `json:"successes"`
+	SuccessRate   float64 `json:"success_rate"` // fraction, 0 when no request
+	ThroughputRPS float64 `json:"throughput_rps"`
+	DurationS     float64 `json:"duration_s"`
+	// Latency is corrected (from intended send time) in the open model.
+	Latency Latency `json:"latency_ms"`
+	// Open model only.
+	LatencyUncorrected *Latency `json:"latency_uncorrected_ms,omitempty"`
+	TargetRPS          float64  `json:"target_rps,omitempty"`
+	AchievedRPS        *float64 `json:"achieved_rps,omitempty"`
+	LateSends          *int64   `json:"late_sends,omitempty"`
+	// Status counts responses by HTTP status code ("200": n).
+	Status map[string]int64 `json:"status"`
+	// Errors counts transport failures by class (refused, reset, timeout,
+	// tls, dns, other); ErrorSamples holds one message per class.
+	Errors       map[string]int64  `json:"errors"`
+	ErrorSamples map[string]string `json:"error_samples,omitempty"`
+	Phases       Phases            `json:"phases_ms"`
+	// HistogramFile is the .hlog file, relative to the run directory.
+	HistogramFile string `json:"histogram_file,omitempty"`
+	// Components are resource samples per component (issue 4).
+	Components []ComponentUsage `json:"components,omitempty"`
+}
+
+// Latency summarises a latency distribution, in milliseconds.
+type Latency struct {
+	Min    float64 `json:"min"`
+	Mean   float64 `json:"mean"`
+	Stddev float64 `json:"stddev"`
+	P50    float64 `json:"p50"`
+	P75    float64 `json:"p75"`
+	P90    float64 `json:"p90"`
+	P95    float64 `json:"p95"`
+	P99    float64 `json:"p99"`
+	P999   float64 `json:"p999"`
+	P9999  float64 `json:"p9999"`
+	Max    float64 `json:"max"`
+}
+
+// Phases are hey's "Details": per-phase mean, fastest and slowest, in ms.
+// DNS and Connect happen only on new connections; Count says how many
+// requests each phase was observed on.
+type Phases struct {
+	DNS     Phase `json:"dns"`
+	Connect Phase `json:"connect"`
+	TLS     Phase `json:"tls"`
+	Write   Phase `json:"write"`
+	Wait    Phase `json:"wait"`
+	Read    Phase `json:"read"`
+}
+
+// Phase is one phase's statistics in milliseconds.
+type Phase struct {
+	Mean  float64 `json:"mean"`
+	Min   float64 `json:"min"`
+	Max   float64 `json:"max"`
+	Count int64   `json:"count"`
+}
+
+// Timeline is the content of timeline.json: per-second points per result.
+type Timeline struct {
+	Series []Series `json:"series"`
+}
+
+// Series is the per-second timeline of one target x iteration.
+type Series struct {
+	Target    string  `json:"target"`
+	Iteration int     `json:"iteration"`
+	Points    []Point `json:"points"`
+}
+
+// Point is one second of a series. T is seconds since the iteration start
+// (the start of the interval).
+type Point struct {
+	T        float64 `json:"t"`
+	Requests int64   `json:"requests"`
+	Errors   int64   `json:"errors"`
+	// AuthErrors counts 401 and 403 responses in the second.
+	AuthErrors int64   `json:"auth_errors,omitempty"`
+	P50        float64 `json:"p50_ms"`
+	P99        float64 `json:"p99_ms"`
+}
+
+// Finding is one diagnosis (issue 4): kind, how serious, which component,
+// the numbers from this run that show it, and what to do.
+type Finding struct {
+	Kind      string `json:"kind"`
+	Severity  string `json:"severity"` // info, warning, critical
+	Target    string `json:"target,omitempty"`
+	Component string `json:"component,omitempty"`
+	Evidence  string `json:"evidence"`
+	Advice    string `json:"advice"`
+	Values    Values `json:"values,omitempty"`
+}
+
+// Values are a finding's raw numbers, keyed by name.
+type Values map[string]float64
+
+// SLOCheck is one objective evaluated for one target.
+type SLOCheck struct {
+	Target    string  `json:"target"`
+	Objective string  `json:"objective"` // p50, p95, p99, success_rate, throughput
+	Limit     float64 `json:"limit"`
+	Measured  float64 `json:"measured"`
+	Unit      string  `json:"unit"`
+	Pass      bool    `json:"pass"`
+}
+
+// ComponentUsage is what one component used during one result's window
+// (issue 4). CPU is in cores, memory in bytes.
+type ComponentUsage struct {
+	Name            string  `json:"name"`
+	Role            string  `json:"role,omitempty"`
+	Source          string  `json:"source"` // local, prometheus
+	CPUIdle         float64 `json:"cpu_idle_cores"`
+	CPUMean         float64 `json:"cpu_mean_cores"`
+	CPUPeak         float64 `json:"cpu_peak_cores"`
+	CPUSecondsPer1k float64 `json:"cpu_seconds_per_1k_requests"`
+	RPSPerCore      float64 `json:"rps_per_core,omitempty"`
+	MemStart        float64 `json:"mem_start_bytes"`
+	MemMean         float64 `json:"mem_mean_bytes"`
+	MemPeak         float64 `json:"mem_peak_bytes"`
+	// CPULimit is quota/period in cores; 0 means no limit.
+	CPULimit         float64 `json:"cpu_limit_cores,omitempty"`
+	MemLimit         float64 `json:"mem_limit_bytes,omitempty"`
+	ThrottledRatio   float64 `json:"throttled_ratio"`
+	ThrottledSeconds float64 `json:"throttled_seconds"`
+	Periods          int64   `json:"periods,omitempty"`
+	ThrottledPeriods int64   `json:"throttled_periods,omitempty"`
+	// Samples is the per-second series, for charts.
+	Samples []Sample `json:"samples,omitempty"`
+}
+
+// Sample is one reading of a component.
+type Sample struct {
+	T        float64 `json:"t"` // seconds since the result's start
+	CPU      float64 `json:"cpu_cores"`
+	Mem      float64 `json:"mem_bytes"`
+	Throttle float64 `json:"throttled_ratio,omitempty"`
+}
+
+// Lab records the lab a run targeted: which real component plays which role.
+type Lab struct {
+	Dir        string         `json:"dir,omitempty"`
+	Stacks     []string       `json:"stacks,omitempty"`
+	Components []LabComponent `json:"components,omitempty"`
+	Notes      []string       `json:"notes,omitempty"`
+}
+
+// LabComponent is one process of the lab.
+type LabComponent struct {
+	Name    string `json:"name"`
+	Role    string `json:"role"`
+	Version string `json:"version,omitempty"`
+	URL     string `json:"url,omitempty"`
+	Limit   string `json:"limit,omitempty"`
+}
