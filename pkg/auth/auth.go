@@ -34,6 +34,9 @@ type Spec struct {
 	File string `json:"file,omitempty" yaml:"file,omitempty"`
 	// Command is run through `sh -c`; its trimmed stdout is the token.
 	Command string `json:"command,omitempty" yaml:"command,omitempty"`
+	// Refresh re-runs Command on this interval (a duration such as "10m"),
+	// for tokens that expire during long runs. Default "": run once.
+	Refresh string `json:"refresh,omitempty" yaml:"refresh,omitempty"`
 	// OIDC gets a token from an OpenID Connect provider.
 	OIDC *OIDC `json:"oidc,omitempty" yaml:"oidc,omitempty"`
 }
@@ -64,8 +67,12 @@ type OIDC struct {
 	CACert string `json:"cacert,omitempty" yaml:"cacert,omitempty"`
 	// Insecure skips TLS verification of the provider. Default false.
 	Insecure bool `json:"insecure,omitempty" yaml:"insecure,omitempty"`
-	// RefreshBefore is how long before expiry a token is renewed. Default 30s.
+	// RefreshBefore is how long before expiry a token is renewed, capped at
+	// half the token's lifetime. Default "30s".
 	RefreshBefore string `json:"refresh_before,omitempty" yaml:"refresh_before,omitempty"`
+	// UseIDToken sends the ID token instead of the access token, as the
+	// Kubernetes API server's OIDC authenticator expects. Default false.
+	UseIDToken bool `json:"use_id_token,omitempty" yaml:"use_id_token,omitempty"`
 }
 
 // Kind names the kind of source the spec describes.

@@ -40,6 +40,54 @@ type Plan struct {
 	SLO *SLO `json:"slo,omitempty"`
 	// Observe lists components to sample while the load runs (issue 4).
 	Observe []Component `json:"observe,omitempty"`
+	// SampleInterval is how often local components are read. Default 1s.
+	SampleInterval Duration `json:"sample_interval,omitempty"`
+	// Prometheus, when set, samples the Kubernetes containers among Observe
+	// through a Prometheus HTTP API. Default nil: local sampling only.
+	Prometheus *Prometheus `json:"prometheus,omitempty"`
+	// Capacity, when set, sizes replicas for a planned throughput.
+	// Default nil: resource recommendations only.
+	Capacity *Capacity `json:"capacity,omitempty"`
+}
+
+// Prometheus says where and how to query container metrics (issue 4).
+type Prometheus struct {
+	// URL is the server's base URL, e.g. https://thanos-querier.example:9091.
+	// Required.
+	URL string `json:"url"`
+	// Token authenticates to it (e.g. command "oc whoami -t"). Default none.
+	Token *auth.Spec `json:"token,omitempty"`
+	// Insecure skips TLS verification. Default false.
+	Insecure bool `json:"insecure,omitempty"`
+	// Step is the range-query resolution. Default 1s, widened so that no
+	// query asks for more than 10,000 points.
+	Step Duration `json:"step,omitempty"`
+	// RateInterval fills {{.rateInterval}} in queries. Default "1m"; keep
+	// it at least four scrape intervals.
+	RateInterval string `json:"rate_interval,omitempty"`
+	// Settle is how long after a window's end to wait before querying it,
+	// so the last scrape has landed. Default 0.
+	Settle Duration `json:"settle,omitempty"`
+	// Profile lists the queries, kube-burner style. Default: the
+	// Kubernetes container profile (cAdvisor metrics).
+	Profile []Metric `json:"profile,omitempty"`
+}
+
+// Metric is one entry of a metrics profile: a PromQL query templated with
+// {{.namespace}}, {{.pod}}, {{.container}}, {{.rateInterval}}, and the name
+// saying what the query measures (see observe.MetricNames).
+type Metric struct {
+	Query      string `json:"query"`
+	MetricName string `json:"metricName"`
+}
+
+// Capacity is a planned production load to size replicas for.
+type Capacity struct {
+	// TargetRPS is the throughput to serve, in requests per second. Required.
+	TargetRPS float64 `json:"target_rps"`
+	// Utilization is the fraction of a replica's measured throughput to
+	// plan on, leaving headroom. Default 0.7.
+	Utilization float64 `json:"utilization,omitempty"`
 }
 
 // Target is one endpoint under test.

@@ -41,6 +41,8 @@ type Run struct {
 	// Findings are the diagnosis (issue 4); SLO the objective checks.
 	Findings []Finding  `json:"findings,omitempty"`
 	SLO      []SLOCheck `json:"slo,omitempty"`
+	// Capacity is the sizing advice per target (issue 4).
+	Capacity []Capacity `json:"capacity,omitempty"`
 	// Lab describes the local lab the run targeted, if any.
 	Lab *Lab `json:"lab,omitempty"`
 	// Files lists the files of the run directory, relative to it.
@@ -110,6 +112,12 @@ type Result struct {
 	HistogramFile string `json:"histogram_file,omitempty"`
 	// Components are resource samples per component (issue 4).
 	Components []ComponentUsage `json:"components,omitempty"`
+	// Unavailable names what the source did not measure, so that a zero
+	// reads "unknown" rather than "zero": Latency keys ("min", "stddev",
+	// "p75", "p90", "p999", "p9999"), "phases" (or "phases.tls", ...),
+	// "status" (no per-code counts), "timeline", "histogram", "start".
+	// Empty for authbench's own runs; set by importers (hey, wrk).
+	Unavailable []string `json:"unavailable,omitempty"`
 }
 
 // Latency summarises a latency distribution, in milliseconds.
@@ -194,6 +202,46 @@ type SLOCheck struct {
 	Measured  float64 `json:"measured"`
 	Unit      string  `json:"unit"`
 	Pass      bool    `json:"pass"`
+}
+
+// Capacity is sizing advice for one target, from its measured throughput
+// and its components' measured CPU and memory (issue 4).
+type Capacity struct {
+	Target string `json:"target"`
+	// PerReplicaRPS is the mean throughput measured, taken as what one
+	// replica of each component serves.
+	PerReplicaRPS float64 `json:"per_replica_rps"`
+	// Utilization is the planned fraction of PerReplicaRPS (headroom).
+	Utilization float64 `json:"utilization"`
+	// TargetRPS is the planned load; Replicas serve it at Utilization.
+	// Both are 0 when no target was given.
+	TargetRPS float64 `json:"target_rps,omitempty"`
+	Replicas  int     `json:"replicas,omitempty"`
+	// Components are the resource recommendations per component.
+	Components []ResourceAdvice `json:"components,omitempty"`
+	// Notes qualify the figures (throttled peaks, saturated runs).
+	Notes []string `json:"notes,omitempty"`
+}
+
+// ResourceAdvice recommends Kubernetes requests and limits for one
+// component. CPU is in cores, memory in bytes.
+type ResourceAdvice struct {
+	Component string `json:"component"`
+	Role      string `json:"role,omitempty"`
+	// Measured: peak and 95th percentile of per-second CPU, peak memory,
+	// and the limit in force (0: none).
+	CPUPeak         float64 `json:"cpu_peak_cores"`
+	CPUP95          float64 `json:"cpu_p95_cores"`
+	MemPeak         float64 `json:"mem_peak_bytes"`
+	CurrentCPULimit float64 `json:"current_cpu_limit_cores,omitempty"`
+	// Recommended requests and limits.
+	CPURequest float64 `json:"cpu_request_cores"`
+	CPULimit   float64 `json:"cpu_limit_cores"`
+	MemRequest float64 `json:"mem_request_bytes"`
+	MemLimit   float64 `json:"mem_limit_bytes"`
+	// Throttled is true when the peak was capped by a limit, so the real
+	// need may be higher than recommended.
+	Throttled bool `json:"throttled,omitempty"`
 }
 
 // ComponentUsage is what one component used during one result's window

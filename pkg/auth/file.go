@@ -1,0 +1,97 @@
+package auth
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// fileSource serves the token in a file and picks up rotations (a rewrite,
+// or an atomic rename such as a Kubernetes projected token's symlink swap).
+// Token costs a clock read and an atomic load; at most once per interval one
+// caller also stats the file, and re-reads it only if it changed.
+type fileSource struct {
+	path     string
+	interval time.Duration
+	tok      atomic.Pointer[string]
+	next     atomic.Int64 // unix nanoseconds of the next stat
+
+	mu   sync.Mutex  // held by the one caller checking the file
+	info os.FileInfo // of the version in tok; guarded by mu
+}
+
+func newFile(path string, interval time.Duration) (*fileSource, error) {
+	s := &fileSource{path: path, interval: interval}
+	info, tok, err := s.read()
+	if err != nil {
+		return nil, err
+	}
+	s.info = info
+	s.tok.Store(&tok)
+	s.next.Store(time.Now().Add(interval).UnixNano())
+	return s, nil
+}
+
+// read returns the file's info and trimmed content. The stat comes first, so
+// a change racing with the read is seen again at the next check.
+func (s *fileSource) read() (os.FileInfo, string, error) {
+	info, err := os.Stat(s.path)
+	if err != nil {
+		return nil, "", fmt.Errorf("reading token file: %w", err)
+	}
+	b, err := os.ReadFile(s.path)
+	if err != nil {
+		return nil, "", fmt.Errorf("reading token file: %w", err)
+	}
+	tok := strings.TrimSpace(string(b))
+	if err := checkToken(tok); err != nil {
+		return nil, "", fmt.Errorf("reading token file %s: %w", s.path, err)
+	}
+	return info, tok, nil
+}
+
+// Token returns the file's current token.
+func (s *fileSource) Token(context.Context) (string, error) {
+	if now := time.Now().UnixNano(); now >= s.next.Load() {
+		s.check(now)
+	}
+	return *s.tok.Load(), nil
+}
+
+// check re-reads the file if it changed. A file that is missing, empty or
+// unreadable (mid-rotation) keeps the previous token and is retried at the
+// next check.
+func (s *fileSource) check(now int64) {
+	if !s.mu.TryLock() {
+		return // another caller is checking; serve the cached token
+	}
+	defer s.mu.Unlock()
+	if now < s.next.Load() {
+		return
+	}
+	s.next.Store(now + int64(s.interval))
+	info, err := os.Stat(s.path)
+	if err != nil || unchanged(s.info, info) {
+		return
+	}
+	info, tok, err := s.read()
+	if err != nil {
+		return
+	}
+	s.info = info
+	s.tok.Store(&tok)
+}
+
+func unchanged(a, b os.FileInfo) bool {
+	return os.SameFile(a, b) && a.ModTime().Equal(b.ModTime()) && a.Size() == b.Size()
+}
+
+// Kind is "file".
+func (s *fileSource) Kind() string { return "file" }
+
+// Format names the file, never its content.
+func (s *fileSource) Format(f fmt.State, _ rune) { describe(f, "file", s.path) }

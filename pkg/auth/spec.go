@@ -1,0 +1,177 @@
+package auth
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Grant names for OIDC.Grant.
+const (
+	GrantPassword          = "password"
+	GrantClientCredentials = "client_credentials"
+)
+
+// DefaultRefreshBefore is OIDC.RefreshBefore's default.
+const DefaultRefreshBefore = 30 * time.Second
+
+// DefaultScopes is OIDC.Scopes' default.
+var DefaultScopes = []string{"openid"}
+
+// Validate reports the first impossible value in the spec. It names fields
+// and environment variables, never values that could be secret.
+func (s *Spec) Validate() error {
+	if s == nil {
+		return errors.New("no token source")
+	}
+	kinds := s.kinds()
+	switch {
+	case len(kinds) == 0:
+		return errors.New("no token source: give one of a literal token, env, file, command or oidc")
+	case len(kinds) > 1:
+		return fmt.Errorf("more than one token source (%s): give only one", strings.Join(kinds, ", "))
+	case s.Static && strings.TrimSpace(s.Literal) == "":
+		return errors.New("token is empty")
+	case s.Refresh != "" && s.Command == "":
+		return errors.New("refresh applies only to a command token source")
+	}
+	if s.Refresh != "" {
+		if d, err := time.ParseDuration(s.Refresh); err != nil || d <= 0 {
+			return fmt.Errorf("command refresh %q must be a positive duration such as \"10m\"", s.Refresh)
+		}
+	}
+	if s.OIDC != nil {
+		return s.OIDC.Validate()
+	}
+	return nil
+}
+
+// kinds lists the kinds of source set, for the one-kind check.
+func (s *Spec) kinds() []string {
+	var k []string
+	add := func(set bool, name string) {
+		if set {
+			k = append(k, name)
+		}
+	}
+	add(s.Static, "static")
+	add(s.Env != "", "env")
+	add(s.File != "", "file")
+	add(s.Command != "", "command")
+	add(s.OIDC != nil, "oidc")
+	return k
+}
+
+// Validate reports the first impossible value in the OIDC configuration.
+func (o *OIDC) Validate() error {
+	if o.Issuer == "" && o.TokenURL == "" {
+		return errors.New("oidc: issuer (or token_url) is required")
+	}
+	for _, u := range []struct{ name, v string }{{"issuer", o.Issuer}, {"token_url", o.TokenURL}} {
+		if u.v != "" {
+			if err := checkURL(u.v); err != nil {
+				return fmt.Errorf("oidc: %s: %w", u.name, err)
+			}
+		}
+	}
+	if o.ClientID == "" {
+		return errors.New("oidc: client_id is required")
+	}
+	if o.ClientSecretEnv != "" && o.ClientSecretFile != "" {
+		return errors.New("oidc: give client_secret_env or client_secret_file, not both")
+	}
+	if o.PasswordEnv != "" && o.PasswordFile != "" {
+		return errors.New("oidc: give password_env or password_file, not both")
+	}
+	switch o.grant() {
+	case GrantPassword:
+		if o.Username == "" {
+			return errors.New("oidc: the password grant needs username")
+		}
+		if o.PasswordEnv == "" && o.PasswordFile == "" {
+			return errors.New("oidc: the password grant needs password_env or password_file")
+		}
+	case GrantClientCredentials:
+		if o.Username != "" || o.PasswordEnv != "" || o.PasswordFile != "" {
+			return errors.New("oidc: username and password are only used by the password grant")
+		}
+		if o.ClientSecretEnv == "" && o.ClientSecretFile == "" {
+			return errors.New("oidc: the client_credentials grant needs client_secret_env or client_secret_file")
+		}
+	default:
+		return fmt.Errorf("oidc: grant %q must be %q or %q", o.Grant, GrantPassword, GrantClientCredentials)
+	}
+	if _, err := o.refreshBefore(); err != nil {
+		return err
+	}
+	return nil
+}
+
+// grant applies Grant's default.
+func (o *OIDC) grant() string {
+	switch {
+	case o.Grant != "":
+		return o.Grant
+	case o.Username != "":
+		return GrantPassword
+	}
+	return GrantClientCredentials
+}
+
+// refreshBefore parses RefreshBefore, applying its default.
+func (o *OIDC) refreshBefore() (time.Duration, error) {
+	if o.RefreshBefore == "" {
+		return DefaultRefreshBefore, nil
+	}
+	d, err := time.ParseDuration(o.RefreshBefore)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("oidc: refresh_before %q must be a duration such as \"30s\"", o.RefreshBefore)
+	}
+	return d, nil
+}
+
+func checkURL(s string) error {
+	u, err := url.Parse(s)
+	switch {
+	case err != nil:
+		return fmt.Errorf("bad url: %w", err)
+	case u.Scheme != "http" && u.Scheme != "https":
+		return fmt.Errorf("bad url %q: scheme must be http or https", u.Redacted())
+	case u.Host == "":
+		return fmt.Errorf("bad url %q: no host", u.Redacted())
+	}
+	return nil
+}
+
+// Format prints where the token comes from, never a literal token, so a Spec
+// can be logged with any verb.
+func (s Spec) Format(f fmt.State, _ rune) {
+	fmt.Fprint(f, "auth.Spec{"+s.describe()+"}")
+}
+
+func (s *Spec) describe() string {
+	switch s.Kind() {
+	case "static":
+		return "static " + Redact(s.Literal)
+	case "env":
+		return "env " + s.Env
+	case "file":
+		return "file " + s.File
+	case "command":
+		d := "command"
+		if s.Refresh != "" {
+			d += " every " + s.Refresh
+		}
+		return d
+	case "oidc":
+		o := s.OIDC
+		d := fmt.Sprintf("oidc %s grant, client %s", o.grant(), o.ClientID)
+		if o.Username != "" {
+			d += ", user " + o.Username
+		}
+		return d
+	}
+	return "none"
+}

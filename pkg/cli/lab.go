@@ -1,0 +1,184 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/authbench/authbench/pkg/lab"
+)
+
+// newLabCmd is `authbench lab`: the local lab of the 2x and 3x auth stacks.
+func newLabCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "lab",
+		Short: "Run the 2x and 3x auth stacks locally from real components",
+		Long: `The lab runs both architectures on 127.0.0.1 from real components:
+  2x  Route + oauth-proxy: HAProxy (edge TLS) -> kube-rbac-proxy playing oauth-proxy -> http-echo
+  3x  Gateway + kube-auth-proxy + kube-rbac-proxy: nginx standing in for Envoy (ext_authz)
+      -> oauth2-proxy playing kube-auth-proxy -> kube-rbac-proxy -> http-echo
+sharing etcd, a kube-apiserver (TokenReview, SubjectAccessReview) and Keycloak.`,
+	}
+	cmd.AddCommand(newLabUpCmd(), newLabStatusCmd(), newLabDownCmd(), newLabScenarioCmd(),
+		newLabServeCmd(), newLabInstallCmd())
+	return cmd
+}
+
+func addLabDirFlag(cmd *cobra.Command, dir *string) {
+	cmd.Flags().StringVar(dir, "dir", lab.DefaultDir(), "lab directory (state, logs, certificates, secrets)")
+}
+
+type labUpOptions struct {
+	dir        string
+	stacks     []string
+	limits     []string
+	ports      []string
+	lifespan   time.Duration
+	timeout    time.Duration
+	foreground bool
+}
+
+func newLabUpCmd() *cobra.Command {
+	o := &labUpOptions{}
+	cmd := &cobra.Command{
+		Use:   "up",
+		Short: "Start the lab and return once every component is ready",
+		Example: `  authbench lab up
+  authbench lab up --stack 3x --limit oauth2-proxy=50m
+  authbench lab up --limit oauth2-proxy=500m,256Mi --limit http-echo=200m`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(cmd) },
+	}
+	f := cmd.Flags()
+	addLabDirFlag(cmd, &o.dir)
+	f.StringSliceVar(&o.stacks, "stack", []string{"all"}, "stacks to run: 2x, 3x or all")
+	f.StringArrayVar(&o.limits, "limit", nil, "COMPONENT=CPU[,MEM] cgroup limit, e.g. oauth2-proxy=50m or oauth2-proxy=500m,256Mi (repeatable)")
+	f.StringArrayVar(&o.ports, "port", nil, "NAME=PORT to pin a port instead of a free one, e.g. haproxy=8443 (repeatable)")
+	f.DurationVar(&o.lifespan, "token-lifespan", lab.DefaultAccessTokenLifespan, "Keycloak access token lifespan")
+	f.DurationVar(&o.timeout, "timeout", lab.DefaultReadyTimeout, "how long the lab may take to become ready")
+	f.BoolVar(&o.foreground, "foreground", false, "run the lab in this process until Ctrl-C instead of in the background")
+	return cmd
+}
+
+func (o *labUpOptions) run(cmd *cobra.Command) error {
+	limits, err := lab.ParseLimits(o.limits)
+	if err != nil {
+		return err
+	}
+	ports, err := parsePorts(o.ports)
+	if err != nil {
+		return err
+	}
+	out := cmd.OutOrStdout()
+	t0 := time.Now()
+	st, err := lab.Up(cmd.Context(), lab.UpOptions{
+		Dir: o.dir, Out: out, Foreground: o.foreground,
+		Config: lab.Config{Stacks: o.stacks, Limits: limits, Ports: ports,
+			AccessTokenLifespan: o.lifespan, ReadyTimeout: o.timeout},
+	})
+	if err != nil || st == nil {
+		return err
+	}
+	fmt.Fprintf(out, "\nlab up in %.1fs\n\n", time.Since(t0).Seconds())
+	return lab.WriteStatus(out, st)
+}
+
+// parsePorts reads NAME=PORT values.
+func parsePorts(values []string) (map[string]int, error) {
+	out := map[string]int{}
+	for _, v := range values {
+		name, p, ok := strings.Cut(v, "=")
+		n, err := strconv.Atoi(strings.TrimSpace(p))
+		if !ok || name == "" || err != nil {
+			return nil, fmt.Errorf("--port %q: want NAME=PORT, e.g. haproxy=8443", v)
+		}
+		out[strings.TrimSpace(name)] = n
+	}
+	return out, nil
+}
+
+func newLabStatusCmd() *cobra.Command {
+	var dir string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "status",
+		Short: "Show what the lab runs, where, with which version and which component plays which role",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			st, err := lab.Status(dir)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				enc := json.NewEncoder(cmd.OutOrStdout())
+				enc.SetIndent("", "  ")
+				return enc.Encode(st)
+			}
+			return lab.WriteStatus(cmd.OutOrStdout(), st)
+		},
+	}
+	addLabDirFlag(cmd, &dir)
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print state.json with live statuses")
+	return cmd
+}
+
+func newLabDownCmd() *cobra.Command {
+	var dir string
+	cmd := &cobra.Command{
+		Use:   "down",
+		Short: "Stop every lab component, children of children included",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return lab.Down(cmd.Context(), dir, cmd.OutOrStdout())
+		},
+	}
+	addLabDirFlag(cmd, &dir)
+	return cmd
+}
+
+func newLabScenarioCmd() *cobra.Command {
+	var dir, output string
+	cmd := &cobra.Command{
+		Use:   "scenario",
+		Short: "Print a scenario YAML for the running lab: one target per stack, its layers and token source",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			b, err := lab.Scenario(dir)
+			if err != nil {
+				return err
+			}
+			if output != "" {
+				if err := os.WriteFile(output, b, 0o644); err != nil {
+					return fmt.Errorf("writing scenario: %w", err)
+				}
+				return nil
+			}
+			_, err = cmd.OutOrStdout().Write(b)
+			return err
+		},
+	}
+	addLabDirFlag(cmd, &dir)
+	cmd.Flags().StringVarP(&output, "output", "o", "", "write to this file instead of stdout")
+	return cmd
+}
+
+// newLabServeCmd is the background supervisor `lab up` starts; hidden.
+func newLabServeCmd() *cobra.Command {
+	var dir string
+	cmd := &cobra.Command{
+		Use:    "serve",
+		Short:  "Run the lab supervisor in the foreground (started by `lab up`)",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return lab.Serve(cmd.Context(), dir, cmd.OutOrStdout())
+		},
+	}
+	addLabDirFlag(cmd, &dir)
+	return cmd
+}

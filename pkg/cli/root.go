@@ -1,0 +1,92 @@
+// Package cli is authbench's command line: cobra commands that each fill an
+// options struct and call a library package. No measurement or analysis
+// logic lives here.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+// Version is set at build time with -ldflags "-X .../pkg/cli.Version=...".
+var Version = "dev"
+
+// Exit codes, documented in the README.
+const (
+	ExitOK          = 0
+	ExitError       = 1   // bad input or a setup failure
+	ExitSLOFailed   = 3   // the run completed but an SLO failed
+	ExitInterrupted = 130 // Ctrl-C: partial results were written
+)
+
+// exitError carries a specific exit code through cobra.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// streams are where commands write; tests replace them.
+type streams struct {
+	out, err io.Writer
+}
+
+// Main runs the command line and returns the process exit code.
+func Main(args []string) int {
+	return run(context.Background(), args, streams{out: os.Stdout, err: os.Stderr})
+}
+
+func run(ctx context.Context, args []string, s streams) int {
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	root := newRootCmd(s)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil && ee.code != ExitSLOFailed {
+			fmt.Fprintln(s.err, "authbench:", ee.err)
+		}
+		return ee.code
+	}
+	fmt.Fprintln(s.err, "authbench:", err)
+	return ExitError
+}
+
+func newRootCmd(s streams) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "authbench",
+		Short: "Load-test authenticated HTTP endpoints and explain where the latency goes",
+		Long: `authbench load-tests authenticated HTTP endpoints (closed loop like hey, or an
+open loop corrected for coordinated omission), samples every component's CPU,
+memory and throttling, says where the latency goes, compares runs honestly, and
+brings a local lab of real auth stacks to reproduce findings.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Version:       Version,
+	}
+	root.SetOut(s.out)
+	root.SetErr(s.err)
+	for _, add := range commands {
+		root.AddCommand(add(s))
+	}
+	return root
+}
+
+// commands lists constructors of the top-level commands; each command's
+// file registers itself in init so commands stay independent.
+var commands []func(streams) *cobra.Command
+
+func register(f func(streams) *cobra.Command) { commands = append(commands, f) }

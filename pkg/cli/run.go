@@ -1,0 +1,87 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/authbench/authbench/pkg/report"
+	"github.com/authbench/authbench/pkg/runner"
+)
+
+func init() { register(newRunCmd) }
+
+func newRunCmd(s streams) *cobra.Command {
+	o := &runOptions{}
+	cmd := &cobra.Command{
+		Use:   "run [URL]",
+		Short: "Benchmark a URL (hey's flags) or the targets of a scenario file (-f)",
+		Example: `  authbench run -n 10000 -c 50 --token-command "oc whoami -t" https://echo.apps.example.com/
+  authbench run -q 500 -z 30s --iterations 5 --token-env TOKEN https://gateway.example.com/echo
+  authbench run -f scenario.yaml -c 100`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.changed = cmd.Flags().Changed
+			return o.run(cmd, args, s)
+		},
+	}
+	o.addFlags(cmd)
+	return cmd
+}
+
+// run builds the plan, runs it and prints the outcome.
+func (o *runOptions) run(cmd *cobra.Command, args []string, s streams) error {
+	p, err := o.plan(args, s.err)
+	if err != nil {
+		return err
+	}
+	ro := runner.Options{Plan: p, Out: o.out, CommandLine: os.Args, Version: Version, Log: s.err}
+	if o.output == "text" && isTerminal(s.out) {
+		ro.Progress = s.out
+	}
+	if err := o.observe(cmd.Context(), &ro); err != nil {
+		return err
+	}
+	outcome, err := runner.Run(cmd.Context(), ro)
+	if outcome == nil {
+		return err
+	}
+	if perr := o.print(s, outcome); perr != nil {
+		return perr
+	}
+	return exitFor(outcome, err)
+}
+
+func (o *runOptions) print(s streams, out *runner.Outcome) error {
+	if o.output == "json" {
+		enc := json.NewEncoder(s.out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out.Run)
+	}
+	return report.WriteText(s.out, out.Run, report.TextOptions{RunDir: out.Dir})
+}
+
+// exitFor maps a finished run to the documented exit codes.
+func exitFor(out *runner.Outcome, err error) error {
+	if errors.Is(err, runner.ErrInterrupted) {
+		return &exitError{code: ExitInterrupted, err: fmt.Errorf("%w: %s", err, out.Dir)}
+	}
+	if err != nil {
+		return err
+	}
+	for _, c := range out.Run.SLO {
+		if !c.Pass {
+			return &exitError{code: ExitSLOFailed}
+		}
+	}
+	return nil
+}
+
+func isTerminal(w any) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}

@@ -1,0 +1,61 @@
+package install
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+)
+
+// command is one external program run by a step, its output going to the
+// step's log file rather than the terminal.
+type command struct {
+	dir  string
+	env  []string // added to os.Environ()
+	name string
+	args []string
+}
+
+func (c command) String() string {
+	return strings.Join(append([]string{c.name}, c.args...), " ")
+}
+
+// run executes c, appending "$ command" and its output to log.
+func (c command) run(ctx context.Context, log io.Writer) error {
+	fmt.Fprintf(log, "$ %s\n", c)
+	cmd := exec.CommandContext(ctx, c.name, c.args...)
+	cmd.Dir = c.dir
+	cmd.Env = append(os.Environ(), c.env...)
+	cmd.Stdout = log
+	cmd.Stderr = log
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("%s: %w", c.name, ctx.Err())
+		}
+		return fmt.Errorf("%s: %w", c, err)
+	}
+	return nil
+}
+
+// logTail returns the last n lines of a log file, indented, for an error
+// message that shows the cause without sending the user hunting.
+func logTail(path string, n int) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	lines := bytes.Split(bytes.TrimRight(b, "\n"), []byte("\n"))
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	var sb strings.Builder
+	for _, l := range lines {
+		sb.WriteString("    ")
+		sb.Write(l)
+		sb.WriteByte('\n')
+	}
+	return sb.String()
+}

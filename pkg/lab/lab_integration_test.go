@@ -1,0 +1,608 @@
+//go:build integration
+
+package lab
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/authbench/authbench/pkg/cgroup"
+)
+
+// The integration tests share one lab with both stacks and the seeds'
+// misconfiguration (oauth2-proxy limited to 50 millicores).
+var (
+	labDir   string
+	labState *State
+	labErr   error
+	client   *http.Client
+)
+
+func TestMain(m *testing.M) {
+	// Up starts this test binary as the lab supervisor.
+	if d := os.Getenv(ServeEnv); d != "" {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		err := Serve(ctx, d, os.Stdout)
+		stop()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "lab serve:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	flag.Parse()
+	os.Exit(runWithLab(m))
+}
+
+// supervisorArgv runs this test binary (TestMain sees ServeEnv) as supervisor.
+func supervisorArgv() []string { return []string{os.Args[0], "-test.run=^$"} }
+
+func runWithLab(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "authbench-lab-it-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	labDir = dir
+	defer os.RemoveAll(dir)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	t0 := time.Now()
+	labState, labErr = Up(ctx, UpOptions{Dir: dir, Out: os.Stderr, Supervisor: supervisorArgv(),
+		Config: Config{Limits: []Limit{{Component: CompOAuth2Proxy, MilliCPU: 50}}}})
+	cancel()
+	if labErr == nil {
+		fmt.Fprintf(os.Stderr, "lab up in %.1fs\n", time.Since(t0).Seconds())
+		client, labErr = newLabClient(labState.CACert)
+	}
+	code := m.Run()
+	// Idempotent: TestDownLeavesNothing normally stopped it already.
+	_ = Down(context.Background(), dir, io.Discard)
+	return code
+}
+
+func needLab(t *testing.T) *State {
+	t.Helper()
+	if labErr != nil {
+		t.Fatalf("lab up failed: %v", labErr)
+	}
+	return labState
+}
+
+func target(t *testing.T, name string) StackTarget {
+	t.Helper()
+	for _, tg := range needLab(t).Targets {
+		if tg.Name == name {
+			return tg
+		}
+	}
+	t.Fatalf("no target %s", name)
+	return StackTarget{}
+}
+
+// staticToken reads a lab token file (2x).
+func staticToken(t *testing.T, user string) string {
+	t.Helper()
+	tok, err := readSecret(secretPaths(labDir).TokenFile(user))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+var (
+	oidcMu     sync.Mutex
+	oidcTokens = map[string]string{}
+)
+
+// oidcToken gets a user's access token from Keycloak with the password grant (3x).
+func oidcToken(t *testing.T, user string) string {
+	t.Helper()
+	oidcMu.Lock()
+	defer oidcMu.Unlock()
+	if tok, ok := oidcTokens[user]; ok {
+		return tok
+	}
+	kc, ok := needLab(t).Component(CompKeycloak)
+	if !ok {
+		t.Fatal("no keycloak in the lab")
+	}
+	sec := secretPaths(labDir)
+	secret, err := readSecret(sec.ClientSecret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pw, err := readSecret(sec.PasswordFile(user))
+	if err != nil {
+		t.Fatal(err)
+	}
+	form := url.Values{"grant_type": {"password"}, "client_id": {OIDCClientID}, "client_secret": {secret},
+		"username": {user}, "password": {pw}, "scope": {"openid"}}
+	resp, err := client.PostForm(kc.URL+"/protocol/openid-connect/token", form)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body struct {
+		AccessToken string `json:"access_token"`
+		Error       string `json:"error_description"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("password grant for %s: status %d, %v %s", user, resp.StatusCode, err, body.Error)
+	}
+	oidcTokens[user] = body.AccessToken
+	return body.AccessToken
+}
+
+func userToken(t *testing.T, stack, user string) string {
+	if stack == Stack2x {
+		return staticToken(t, user)
+	}
+	return oidcToken(t, user)
+}
+
+func get(t *testing.T, u, token string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, u, nil)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatalf("GET %s: %v", u, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+func TestAliceGets200ThroughBothStacks(t *testing.T) {
+	for _, name := range []string{Target2x, Target3x} {
+		tg := target(t, name)
+		tok := userToken(t, tg.Stack, UserAlice)
+		for _, rung := range tg.Layers {
+			t.Run(name+"/"+rung.Layer, func(t *testing.T) {
+				code, body := get(t, rung.URL, tok)
+				if code != 200 {
+					t.Fatalf("GET %s as alice: %d %s", rung.URL, code, body)
+				}
+				want := EchoText
+				if rung.Layer == CompOAuth2Proxy {
+					want = "Authenticated" // its static://200 upstream
+				}
+				if !strings.Contains(body, want) {
+					t.Errorf("body %q lacks %q", body, want)
+				}
+			})
+		}
+	}
+}
+
+func TestNoToken(t *testing.T) {
+	tests := []struct {
+		name   string
+		target string
+		want   int
+	}{
+		// kube-rbac-proxy finds no credentials: authentication fails, 401.
+		{"2x_gets_401_because_the_oauth_proxy_finds_no_bearer_token", Target2x, 401},
+		// oauth2-proxy has no session and --force-json-errors answers 401
+		// instead of a sign-in page; nginx's auth_request passes a 401 on.
+		{"3x_gets_401_because_oauth2-proxy_as_ext_authz_needs_a_login", Target3x, 401},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tg := target(t, tt.target)
+			if code, body := get(t, tg.URL, ""); code != tt.want {
+				t.Errorf("GET %s without token: %d %s, want %d", tg.URL, code, body, tt.want)
+			}
+		})
+	}
+}
+
+func TestBobGets403BecauseHeHasNoRoleBinding(t *testing.T) {
+	for _, name := range []string{Target2x, Target3x} {
+		t.Run(name, func(t *testing.T) {
+			tg := target(t, name)
+			if code, body := get(t, tg.URL, userToken(t, tg.Stack, UserBob)); code != 403 {
+				t.Errorf("GET %s as bob: %d %s, want 403", tg.URL, code, body)
+			}
+		})
+	}
+}
+
+func TestTamperedTokenGets401(t *testing.T) {
+	tamper := func(tok string) string {
+		last := tok[len(tok)-2]
+		repl := byte('A')
+		if last == 'A' {
+			repl = 'B'
+		}
+		return tok[:len(tok)-2] + string(repl) + tok[len(tok)-1:]
+	}
+	tests := []struct {
+		name   string
+		target string
+	}{
+		{"2x_unknown_static_token_fails_TokenReview", Target2x},
+		{"3x_JWT_with_a_broken_signature_fails_verification", Target3x},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tg := target(t, tt.target)
+			tok := tamper(userToken(t, tg.Stack, UserAlice))
+			if code, body := get(t, tg.URL, tok); code != 401 {
+				t.Errorf("GET %s with a tampered token: %d %s, want 401", tg.URL, code, body)
+			}
+		})
+	}
+}
+
+// auditEvent is the part of an audit event the SAR test reads.
+type auditEvent struct {
+	Verb      string                    `json:"verb"`
+	User      struct{ Username string } `json:"user"`
+	ObjectRef struct{ Resource string } `json:"objectRef"`
+	Request   struct {
+		Spec struct {
+			User string `json:"user"`
+		} `json:"spec"`
+	} `json:"requestObject"`
+	Response struct {
+		Status struct {
+			Allowed bool `json:"allowed"`
+		} `json:"status"`
+	} `json:"responseObject"`
+}
+
+func TestKubeRBACProxyMadeSubjectAccessReviews(t *testing.T) {
+	tg := target(t, Target3x)
+	get(t, tg.URL, userToken(t, Stack3x, UserAlice))
+	get(t, tg.URL, userToken(t, Stack3x, UserBob))
+	audit := filepath.Join(labDir, "logs", "kube-apiserver-audit.log")
+	allowed, denied := map[string]bool{}, map[string]bool{}
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		f, err := os.Open(audit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			var e auditEvent
+			if json.Unmarshal(sc.Bytes(), &e) != nil || e.ObjectRef.Resource != "subjectaccessreviews" ||
+				e.User.Username != SAKubeRBACProxy {
+				continue
+			}
+			if e.Response.Status.Allowed {
+				allowed[e.Request.Spec.User] = true
+			} else {
+				denied[e.Request.Spec.User] = true
+			}
+		}
+		f.Close()
+		if allowed[UserAlice] && denied[UserBob] {
+			return
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Errorf("audit log %s: kube-rbac-proxy's SARs allowed %v, denied %v; want alice allowed and bob denied", audit, allowed, denied)
+}
+
+func TestLimitOAuth2ProxyThrottlesUnderLoad(t *testing.T) {
+	st := needLab(t)
+	c, ok := st.Component(CompOAuth2Proxy)
+	if !ok || c.Cgroup == "" {
+		t.Fatalf("oauth2-proxy has no cgroup: %+v", c)
+	}
+	if c.Limit != "50m" {
+		t.Errorf("recorded limit = %q, want 50m", c.Limit)
+	}
+	g, err := cgroup.Open(c.Cgroup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _ := g.Dir("cpu")
+	var quota string
+	if g.Version() == cgroup.V2 {
+		b, _ := os.ReadFile(filepath.Join(d, "cpu.max"))
+		quota = strings.TrimSpace(string(b))
+		if quota != "5000 100000" {
+			t.Errorf("cpu.max = %q, want \"5000 100000\"", quota)
+		}
+	} else {
+		q, _ := os.ReadFile(filepath.Join(d, "cpu.cfs_quota_us"))
+		p, _ := os.ReadFile(filepath.Join(d, "cpu.cfs_period_us"))
+		if strings.TrimSpace(string(q)) != "5000" || strings.TrimSpace(string(p)) != "100000" {
+			t.Errorf("cfs quota/period = %s/%s, want 5000/100000", strings.TrimSpace(string(q)), strings.TrimSpace(string(p)))
+		}
+	}
+	before, err := g.Stats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := hammer(t, target(t, Target3x).URL, oidcToken(t, UserAlice), 16, 3*time.Second)
+	after, err := g.Stats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d requests; throttled periods %d -> %d, throttled time %s -> %s",
+		n, before.ThrottledPeriods, after.ThrottledPeriods, before.ThrottledTime, after.ThrottledTime)
+	if after.ThrottledPeriods <= before.ThrottledPeriods {
+		t.Errorf("throttled periods did not rise under load: %d -> %d", before.ThrottledPeriods, after.ThrottledPeriods)
+	}
+}
+
+// hammer sends GETs from workers for d and returns how many got a 200.
+func hammer(t *testing.T, u, token string, workers int, d time.Duration) int64 {
+	t.Helper()
+	var ok atomic.Int64
+	tr := client.Transport.(*http.Transport).Clone()
+	tr.DisableKeepAlives = false
+	tr.MaxIdleConnsPerHost = workers
+	c := &http.Client{Transport: tr, Timeout: 10 * time.Second}
+	defer tr.CloseIdleConnections()
+	stop := time.Now().Add(d)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for time.Now().Before(stop) {
+				req, _ := http.NewRequest(http.MethodGet, u, nil)
+				req.Header.Set("Authorization", "Bearer "+token)
+				resp, err := c.Do(req)
+				if err != nil {
+					continue
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode == 200 {
+					ok.Add(1)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return ok.Load()
+}
+
+// labPIDs lists every process in the lab's cgroups (children included).
+func labPIDs(t *testing.T, st *State) map[int]string {
+	t.Helper()
+	out := map[int]string{}
+	for _, c := range st.Components {
+		out[c.PID] = c.Name
+		if c.Cgroup == "" {
+			continue
+		}
+		g, err := cgroup.Open(c.Cgroup)
+		if err != nil {
+			continue
+		}
+		pids, _ := g.PIDs()
+		for _, p := range pids {
+			out[p] = c.Name
+		}
+	}
+	return out
+}
+
+// listeners parses `ss -ltnpH`: local address -> pids.
+func listeners(t *testing.T) map[string][]int {
+	t.Helper()
+	out, err := exec.Command("ss", "-ltnpH").Output()
+	if err != nil {
+		t.Fatalf("ss -ltnpH: %v", err)
+	}
+	m := map[string][]int{}
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 4 {
+			continue
+		}
+		local := f[3]
+		for _, part := range strings.Split(line, "pid=")[1:] {
+			end := strings.IndexAny(part, ",)")
+			if pid, err := strconv.Atoi(part[:end]); err == nil {
+				m[local] = append(m[local], pid)
+			}
+		}
+		if _, ok := m[local]; !ok {
+			m[local] = nil
+		}
+	}
+	return m
+}
+
+func TestOnlyLoopbackListeners(t *testing.T) {
+	st := needLab(t)
+	pids := labPIDs(t, st)
+	seen := map[int]bool{}
+	for addr, ps := range listeners(t) {
+		for _, p := range ps {
+			name, ours := pids[p]
+			if !ours {
+				continue
+			}
+			if !strings.HasPrefix(addr, loopback+":") {
+				t.Errorf("%s (pid %d) listens on %s, not on %s", name, p, addr, loopback)
+			}
+			port, _ := strconv.Atoi(addr[strings.LastIndexByte(addr, ':')+1:])
+			seen[port] = true
+		}
+	}
+	for name, port := range st.Ports {
+		if !seen[port] {
+			t.Errorf("port %s=%d: no lab process listens on it", name, port)
+		}
+	}
+}
+
+func TestStatusAndScenario(t *testing.T) {
+	needLab(t)
+	st, err := Status(labDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Phase != PhaseReady {
+		t.Errorf("phase = %s", st.Phase)
+	}
+	for _, c := range st.Components {
+		if c.Status != statusRunning || c.PID == 0 || c.Version == "" || c.URL == "" {
+			t.Errorf("component %+v", c)
+		}
+	}
+	var sb strings.Builder
+	if err := WriteStatus(&sb, st); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"nginx", "Envoy", "kube-rbac-proxy", "openshift/oauth-proxy", "kube-auth-proxy", "50m"} {
+		if !strings.Contains(sb.String(), want) {
+			t.Errorf("status lacks %q:\n%s", want, sb.String())
+		}
+	}
+	b, err := Scenario(labDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, secret := range []string{staticToken(t, UserAlice), mustSecret(t, secretPaths(labDir).ClientSecret),
+		mustSecret(t, secretPaths(labDir).PasswordFile(UserAlice))} {
+		if strings.Contains(string(b), secret) {
+			t.Error("scenario holds a secret value")
+		}
+	}
+	var sc scenarioFile
+	if err := yaml.Unmarshal(b, &sc); err != nil {
+		t.Fatalf("scenario YAML: %v\n%s", err, b)
+	}
+	if len(sc.Targets) != 2 || sc.Targets[0].Token.File == "" || sc.Targets[1].Token.OIDC == nil ||
+		sc.Targets[1].Token.OIDC.PasswordFile == "" || len(sc.Targets[1].Rungs) != 4 {
+		t.Errorf("scenario targets: %+v", sc.Targets)
+	}
+	rec, err := Record(labDir)
+	if err != nil || len(rec.Components) != len(st.Components) {
+		t.Errorf("Record = %+v, %v", rec, err)
+	}
+}
+
+func mustSecret(t *testing.T, f string) string {
+	s, err := readSecret(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestSecondUpSaysAlreadyRunning(t *testing.T) {
+	needLab(t)
+	_, err := Up(context.Background(), UpOptions{Dir: labDir, Supervisor: supervisorArgv()})
+	if !errors.Is(err, ErrAlreadyRunning) {
+		t.Errorf("second lab up: %v, want ErrAlreadyRunning", err)
+	}
+}
+
+func TestPortInUseIsDetected(t *testing.T) {
+	st := needLab(t)
+	dir := t.TempDir()
+	busy := st.Ports[CompHAProxy]
+	_, err := Up(context.Background(), UpOptions{Dir: dir, Supervisor: supervisorArgv(),
+		Config: Config{Stacks: []string{Stack2x}, Ports: map[string]int{CompHAProxy: busy}}})
+	if !errors.Is(err, ErrPortInUse) && (err == nil || !strings.Contains(err.Error(), "in use")) {
+		t.Errorf("lab up with haproxy on busy port %d: %v, want a port-in-use error", busy, err)
+	}
+	_ = Down(context.Background(), dir, io.Discard)
+}
+
+func TestInterruptedUpStopsEverything(t *testing.T) {
+	needLab(t)
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	// Interrupt once the first component runs, as Ctrl-C mid-start would.
+	go func() {
+		defer cancel()
+		for range 600 {
+			if s, err := ReadState(dir); err == nil {
+				for _, c := range s.Components {
+					if c.Status == statusRunning {
+						return
+					}
+				}
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}()
+	_, err := Up(ctx, UpOptions{Dir: dir, Supervisor: supervisorArgv(), Config: Config{Stacks: []string{Stack2x}}})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted lab up: %v, want context.Canceled", err)
+	}
+	s, err := ReadState(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range s.Components {
+		if processAlive(c.PID) {
+			t.Errorf("%s (pid %d) survived the interrupt", c.Name, c.PID)
+		}
+	}
+	if supervisorAlive(dir) {
+		t.Error("supervisor survived the interrupt")
+	}
+}
+
+// TestDownLeavesNothing must stay the last test: it stops the shared lab.
+func TestDownLeavesNothing(t *testing.T) {
+	st := needLab(t)
+	pids := labPIDs(t, st)
+	if err := Down(context.Background(), labDir, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	for p, name := range pids {
+		if processAlive(p) {
+			t.Errorf("%s (pid %d) still runs after lab down", name, p)
+		}
+	}
+	if processAlive(st.Supervisor) {
+		t.Errorf("supervisor %d still runs", st.Supervisor)
+	}
+	open := listeners(t)
+	for name, port := range st.Ports {
+		if _, ok := open[loopback+":"+strconv.Itoa(port)]; ok {
+			t.Errorf("port %s=%d still listened on after lab down", name, port)
+		}
+	}
+	for _, c := range st.Components {
+		if c.Cgroup == "" {
+			continue
+		}
+		if g, err := cgroup.Open(c.Cgroup); err == nil {
+			if pids, _ := g.PIDs(); len(pids) > 0 {
+				t.Errorf("cgroup of %s still holds %v", c.Name, pids)
+			}
+		}
+	}
+	after, err := Status(labDir)
+	if err != nil || after.Phase != PhaseStopped {
+		t.Errorf("status after down: %+v, %v", after, err)
+	}
+}

@@ -1,0 +1,79 @@
+package lab
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// ErrAlreadyRunning reports a lab directory whose supervisor is alive.
+var ErrAlreadyRunning = errors.New("a lab is already running")
+
+// acquireLock takes the lab's flock for the supervisor's lifetime and
+// writes the supervisor's pid into the lock file. The lock dies with the
+// process, so a crashed supervisor never blocks the next `lab up`.
+func acquireLock(dir string) (*os.File, error) {
+	f, err := os.OpenFile(filepath.Join(dir, LockFile), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("opening lab lock: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, fmt.Errorf("%w in %s (supervisor pid %d)", ErrAlreadyRunning, dir, lockHolder(dir))
+		}
+		return nil, fmt.Errorf("locking lab dir: %w", err)
+	}
+	_ = f.Truncate(0)
+	_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	return f, nil
+}
+
+// supervisorAlive reports whether some process holds the lab's lock.
+func supervisorAlive(dir string) bool {
+	f, err := os.OpenFile(filepath.Join(dir, LockFile), os.O_RDONLY, 0)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		return errors.Is(err, syscall.EWOULDBLOCK)
+	}
+	_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	return false
+}
+
+// lockHolder is the pid written in the lock file (0 if none).
+func lockHolder(dir string) int {
+	b, err := os.ReadFile(filepath.Join(dir, LockFile))
+	if err != nil {
+		return 0
+	}
+	n, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	return n
+}
+
+// processAlive reports whether pid exists (and is not a zombie we could
+// never reap: those count as gone).
+func processAlive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
+		return false
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	// The state follows the parenthesised command name.
+	s := string(b)
+	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
+		return s[i+2] != 'Z'
+	}
+	return true
+}

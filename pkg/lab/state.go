@@ -1,0 +1,189 @@
+package lab
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/authbench/authbench/pkg/results"
+)
+
+// Files of the lab directory.
+const (
+	StateFile      = "state.json"   // written by the supervisor; see State
+	RequestFile    = "request.json" // what `lab up` asked for; read by the supervisor
+	LockFile       = "lab.lock"     // flock held by the running supervisor
+	SupervisorLog  = "logs/supervisor.log"
+	ScenarioFile   = "scenario.yaml" // written when the lab is ready
+	stateVersion   = 1
+	phaseStarting  = "starting"
+	phaseReady     = "ready"
+	phaseFailed    = "failed"
+	phaseStopping  = "stopping"
+	phaseStopped   = "stopped"
+	statusRunning  = "running"
+	statusExited   = "exited"
+	statusStarting = "starting"
+)
+
+// Phases of a lab, as in State.Phase.
+const (
+	PhaseStarting = phaseStarting
+	PhaseReady    = phaseReady
+	PhaseFailed   = phaseFailed
+	PhaseStopping = phaseStopping
+	PhaseStopped  = phaseStopped
+)
+
+// State is state.json: what the supervisor started, where, and how it went.
+type State struct {
+	Version int    `json:"version"`
+	Dir     string `json:"dir"`
+	// Phase is starting, ready, failed, stopping or stopped.
+	Phase string `json:"phase"`
+	// Error says why the lab failed, with the failing component's log tail.
+	Error      string          `json:"error,omitempty"`
+	Supervisor int             `json:"supervisor_pid"`
+	Started    time.Time       `json:"started"`
+	ReadyAt    *time.Time      `json:"ready_at,omitempty"`
+	Stacks     []string        `json:"stacks"`
+	Cgroups    string          `json:"cgroups,omitempty"` // "v1", "v2" or why none
+	Ports      map[string]int  `json:"ports"`
+	Components []ComponentInfo `json:"components"`
+	Targets    []StackTarget   `json:"targets,omitempty"`
+	// CACert is the lab CA every TLS listener's certificate chains to.
+	CACert string   `json:"ca_cert"`
+	Notes  []string `json:"notes,omitempty"`
+}
+
+// ComponentInfo is one process of the lab, as the sampler and reports need it.
+type ComponentInfo struct {
+	Name  string `json:"name"`
+	Stack string `json:"stack"` // "2x", "3x" or "shared"
+	// Role is what the component does in the architecture ("route",
+	// "oauth-proxy", "gateway", "ext-authz", "rbac-proxy", "backend", ...).
+	Role string `json:"role"`
+	// Program is the real software and Plays what it stands in for, when it
+	// stands in for something ("nginx" plays "Envoy").
+	Program string `json:"program"`
+	Plays   string `json:"plays,omitempty"`
+	Version string `json:"version,omitempty"`
+	PID     int    `json:"pid,omitempty"`
+	// Cgroup is the group's path, as cgroup.Open accepts it.
+	Cgroup string `json:"cgroup,omitempty"`
+	// URL is the component's own entry point.
+	URL    string `json:"url,omitempty"`
+	Limit  string `json:"limit,omitempty"`
+	Log    string `json:"log,omitempty"`
+	Status string `json:"status,omitempty"` // starting, running, exited
+	// StartupS is how long the component took to become ready.
+	StartupS float64 `json:"startup_s,omitempty"`
+}
+
+// StackTarget is one stack as a benchmark target: its outer URL, its layers
+// from the client inwards, and each layer's own entry point.
+type StackTarget struct {
+	Name   string `json:"name"`
+	Stack  string `json:"stack"`
+	URL    string `json:"url"`
+	Layers []Rung `json:"layers"`
+}
+
+// Rung is one layer's entry point.
+type Rung struct {
+	Layer string `json:"layer" yaml:"layer"`
+	URL   string `json:"url" yaml:"url"`
+}
+
+// ErrNotRunning reports a lab directory without a running lab.
+var ErrNotRunning = errors.New("no lab is running")
+
+// ReadState reads dir/state.json.
+func ReadState(dir string) (*State, error) {
+	b, err := os.ReadFile(filepath.Join(dir, StateFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("reading lab state in %s: %w", dir, ErrNotRunning)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading lab state: %w", err)
+	}
+	var s State
+	if err := json.Unmarshal(b, &s); err != nil {
+		return nil, fmt.Errorf("reading lab state %s: %w", filepath.Join(dir, StateFile), err)
+	}
+	return &s, nil
+}
+
+// writeState replaces dir/state.json atomically.
+func writeState(dir string, s *State) error {
+	s.Version = stateVersion
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding lab state: %w", err)
+	}
+	return writeFileAtomic(filepath.Join(dir, StateFile), append(b, '\n'), 0o644)
+}
+
+// runningState is the state of a lab whose supervisor is alive and ready.
+func runningState(dir string) (*State, error) {
+	s, err := ReadState(dir)
+	if err != nil {
+		return nil, err
+	}
+	if !supervisorAlive(dir) {
+		return nil, fmt.Errorf("lab in %s: supervisor not running (last phase %s): %w", dir, s.Phase, ErrNotRunning)
+	}
+	if s.Phase != phaseReady {
+		return nil, fmt.Errorf("lab in %s is %s, not ready", dir, s.Phase)
+	}
+	return s, nil
+}
+
+// Components lists the running lab's components with pid, cgroup, role,
+// version, URL and limit, for the sampler.
+func Components(dir string) ([]ComponentInfo, error) {
+	s, err := runningState(dir)
+	if err != nil {
+		return nil, err
+	}
+	return s.Components, nil
+}
+
+// Record describes the running lab for run.json: which real component plays
+// which role.
+func Record(dir string) (*results.Lab, error) {
+	s, err := runningState(dir)
+	if err != nil {
+		return nil, err
+	}
+	return s.Record(), nil
+}
+
+// Record converts the state to the results.Lab record.
+func (s *State) Record() *results.Lab {
+	l := &results.Lab{Dir: s.Dir, Stacks: s.Stacks, Notes: s.Notes}
+	for _, c := range s.Components {
+		role := c.Role
+		if c.Plays != "" {
+			role += " (" + c.Program + " plays " + c.Plays + ")"
+		}
+		l.Components = append(l.Components, results.LabComponent{
+			Name: c.Name, Role: role, Version: c.Version, URL: c.URL, Limit: c.Limit,
+		})
+	}
+	return l
+}
+
+// Component returns the named component of the state.
+func (s *State) Component(name string) (ComponentInfo, bool) {
+	for _, c := range s.Components {
+		if c.Name == name {
+			return c, true
+		}
+	}
+	return ComponentInfo{}, false
+}

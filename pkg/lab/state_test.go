@@ -1,0 +1,89 @@
+package lab
+
+import (
+	"errors"
+	"reflect"
+	"testing"
+	"time"
+)
+
+func sampleState(dir string) *State {
+	ready := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
+	return &State{
+		Dir: dir, Phase: phaseReady, Supervisor: 42, Started: ready.Add(-9 * time.Second), ReadyAt: &ready,
+		Stacks: []string{Stack2x, Stack3x}, Cgroups: "v1", CACert: dir + "/certs/ca.crt",
+		Ports: map[string]int{CompHAProxy: 40001, CompNginx: 40002},
+		Components: []ComponentInfo{
+			{Name: CompHAProxy, Stack: Stack2x, Role: "route", Program: "haproxy", Plays: "an OpenShift Route",
+				Version: "2.6.12", PID: 100, Cgroup: "/authbench/lab-1/haproxy", URL: "https://127.0.0.1:40001/echo", Status: statusRunning},
+			{Name: CompOAuth2Proxy, Stack: Stack3x, Role: "ext-authz", Program: "oauth2-proxy", Version: "v7.8.1",
+				PID: 101, Limit: "50m", URL: "http://127.0.0.1:40003/echo", Status: statusRunning},
+		},
+		Targets: []StackTarget{{Name: Target2x, Stack: Stack2x, URL: "https://127.0.0.1:40001/echo",
+			Layers: []Rung{{Layer: CompHAProxy, URL: "https://127.0.0.1:40001/echo"}}}},
+		Notes: []string{"nginx stands in for Envoy"},
+	}
+}
+
+func TestStateRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	want := sampleState(dir)
+	if err := writeState(dir, want); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadState(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("round trip:\n got %+v\nwant %+v", got, want)
+	}
+	if got.Version != stateVersion {
+		t.Errorf("version = %d, want %d", got.Version, stateVersion)
+	}
+}
+
+func TestReadStateMissing(t *testing.T) {
+	if _, err := ReadState(t.TempDir()); !errors.Is(err, ErrNotRunning) {
+		t.Errorf("error = %v, want ErrNotRunning", err)
+	}
+}
+
+func TestComponentsNeedsARunningSupervisor(t *testing.T) {
+	dir := t.TempDir()
+	if err := writeState(dir, sampleState(dir)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Components(dir); !errors.Is(err, ErrNotRunning) {
+		t.Errorf("Components without a supervisor: %v, want ErrNotRunning", err)
+	}
+	lock, err := acquireLock(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	comps, err := Components(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(comps) != 2 || comps[1].Limit != "50m" || comps[0].Cgroup == "" {
+		t.Errorf("Components = %+v", comps)
+	}
+	if _, err := acquireLock(dir); !errors.Is(err, ErrAlreadyRunning) {
+		t.Errorf("second lock: %v, want ErrAlreadyRunning", err)
+	}
+}
+
+func TestRecord(t *testing.T) {
+	s := sampleState("/lab")
+	r := s.Record()
+	if r.Dir != "/lab" || len(r.Components) != 2 || len(r.Notes) != 1 {
+		t.Fatalf("Record = %+v", r)
+	}
+	if got, want := r.Components[0].Role, "route (haproxy plays an OpenShift Route)"; got != want {
+		t.Errorf("role = %q, want %q", got, want)
+	}
+	if r.Components[1].Limit != "50m" || r.Components[1].Version != "v7.8.1" {
+		t.Errorf("component = %+v", r.Components[1])
+	}
+}

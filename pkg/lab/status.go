@@ -1,0 +1,82 @@
+package lab
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// Status reads the lab's state and checks which recorded processes are
+// still alive. A lab whose supervisor is gone reads as stopped.
+func Status(dir string) (*State, error) {
+	dir, err := absDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	s, err := ReadState(dir)
+	if err != nil {
+		return nil, err
+	}
+	alive := supervisorAlive(dir)
+	if !alive && s.Phase != phaseFailed {
+		s.Phase = phaseStopped
+	}
+	for i := range s.Components {
+		c := &s.Components[i]
+		switch {
+		case processAlive(c.PID) && alive:
+			if c.Status == "" || c.Status == statusExited {
+				c.Status = statusRunning
+			}
+		case c.PID > 0:
+			c.Status = statusExited
+		}
+	}
+	return s, nil
+}
+
+// WriteStatus prints a state for people: phase, each component with its
+// role, program, version, pid, limit and URL, each stack's layers, notes.
+func WriteStatus(w io.Writer, s *State) error {
+	fmt.Fprintf(w, "lab %s: %s", s.Dir, s.Phase)
+	if s.ReadyAt != nil && s.Phase == phaseReady {
+		fmt.Fprintf(w, " since %s (started in %.1fs)", s.ReadyAt.Format(time.DateTime), s.ReadyAt.Sub(s.Started).Seconds())
+	}
+	fmt.Fprintf(w, "; supervisor pid %d; stacks %s; cgroups %s\n", s.Supervisor, strings.Join(s.Stacks, ", "), s.Cgroups)
+	if s.Error != "" {
+		fmt.Fprintf(w, "error: %s\n", s.Error)
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "COMPONENT\tSTACK\tROLE\tPROGRAM\tVERSION\tPID\tSTATUS\tLIMIT\tURL")
+	for _, c := range s.Components {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", c.Name, c.Stack, c.Role, c.Program,
+			dash(c.Version), c.PID, c.Status, dash(c.Limit), c.URL)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, t := range s.Targets {
+		fmt.Fprintf(w, "\n%s (%s): %s\n", t.Name, stackTitle(t.Stack), t.URL)
+		for _, l := range t.Layers {
+			fmt.Fprintf(w, "  %-16s %s\n", l.Layer, l.URL)
+		}
+	}
+	if len(s.Notes) > 0 {
+		fmt.Fprintln(w, "\nroles:")
+		for _, n := range s.Notes {
+			fmt.Fprintf(w, "  - %s\n", n)
+		}
+	}
+	_, err := fmt.Fprintf(w, "\nCA: %s   logs: %s/logs   scenario: authbench lab scenario --dir %s\n", s.CACert, s.Dir, s.Dir)
+	return err
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,255 @@
+package lab
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"time"
+)
+
+// UpOptions configure Up.
+type UpOptions struct {
+	// Dir is the lab directory. Default DefaultDir().
+	Dir string
+	// Config is what to run.
+	Config Config
+	// Foreground runs the lab in this process until ctx ends, instead of
+	// in a background supervisor. Default false.
+	Foreground bool
+	// Out receives progress lines. Default io.Discard.
+	Out io.Writer
+	// Supervisor is the command that runs Serve in the background; the lab
+	// dir is also passed in $AUTHBENCH_LAB_SERVE_DIR. Default: this
+	// executable with `lab serve --dir DIR`.
+	Supervisor []string
+}
+
+// stopWait bounds how long Up (on Ctrl-C) and Down wait for the supervisor.
+const stopWait = 60 * time.Second
+
+// Up starts the lab and returns its state once every component is ready.
+// In the background mode (the default) a detached supervisor process runs
+// the lab and Up returns while the lab keeps running; Ctrl-C (ctx) before
+// ready stops everything. A failing component fails Up with its log tail.
+func Up(ctx context.Context, o UpOptions) (*State, error) {
+	dir, err := absDir(o.Dir)
+	if err != nil {
+		return nil, err
+	}
+	out := o.Out
+	if out == nil {
+		out = io.Discard
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "logs"), 0o700); err != nil {
+		return nil, fmt.Errorf("creating lab dir: %w", err)
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("securing lab dir: %w", err)
+	}
+	if supervisorAlive(dir) {
+		return nil, alreadyRunning(dir)
+	}
+	cfg := o.Config
+	if err := cfg.complete(); err != nil {
+		return nil, err
+	}
+	if err := writeRequest(dir, cfg); err != nil {
+		return nil, err
+	}
+	if err := os.Remove(filepath.Join(dir, StateFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("clearing old lab state: %w", err)
+	}
+	if o.Foreground {
+		onReady := func(s *State) {
+			_ = WriteStatus(out, s)
+			fmt.Fprintln(out, "\nthe lab runs until Ctrl-C")
+		}
+		return nil, serve(ctx, dir, out, onReady)
+	}
+	return upBackground(ctx, dir, o.Supervisor, out)
+}
+
+func alreadyRunning(dir string) error {
+	msg := fmt.Sprintf("%v in %s (supervisor pid %d)", ErrAlreadyRunning, dir, lockHolder(dir))
+	if s, err := ReadState(dir); err == nil {
+		msg += fmt.Sprintf(", %s since %s", s.Phase, s.Started.Format(time.TimeOnly))
+	}
+	return fmt.Errorf("%s: `authbench lab status` shows it, `authbench lab down` stops it: %w", msg, ErrAlreadyRunning)
+}
+
+// upBackground starts the supervisor detached (own session, so it outlives
+// this process and the terminal) and follows it until ready or failed.
+func upBackground(ctx context.Context, dir string, argv []string, out io.Writer) (*State, error) {
+	if len(argv) == 0 {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, fmt.Errorf("finding the authbench executable: %w", err)
+		}
+		argv = []string{exe, "lab", "serve", "--dir", dir}
+	}
+	logPath := filepath.Join(dir, SupervisorLog)
+	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("opening supervisor log: %w", err)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), ServeEnv+"="+dir)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.Dir = dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	err = cmd.Start()
+	logf.Close()
+	if err != nil {
+		return nil, fmt.Errorf("starting the lab supervisor: %w", err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	follow := &logFollower{path: logPath, out: out}
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		follow.copy()
+		if s, err := ReadState(dir); err == nil {
+			switch s.Phase {
+			case phaseReady:
+				return s, nil
+			case phaseFailed:
+				<-waitOr(exited, 30*time.Second)
+				follow.copy()
+				return nil, fmt.Errorf("lab up failed: %s", s.Error)
+			}
+		}
+		select {
+		case err := <-exited:
+			follow.copy()
+			return nil, fmt.Errorf("lab supervisor exited before the lab was ready (%v); last lines of %s:\n%s", err, logPath, tail(logPath, logTailLines))
+		case <-ctx.Done():
+			fmt.Fprintln(out, "interrupted: stopping the lab")
+			_ = cmd.Process.Signal(syscall.SIGTERM)
+			select {
+			case <-exited:
+			case <-time.After(stopWait):
+				_ = cmd.Process.Kill()
+				cleanupLeftovers(dir)
+			}
+			follow.copy()
+			return nil, fmt.Errorf("lab up interrupted, lab stopped: %w", ctx.Err())
+		case <-tick.C:
+		}
+	}
+}
+
+func waitOr(ch <-chan error, d time.Duration) <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-ch:
+		case <-time.After(d):
+		}
+		close(done)
+	}()
+	return done
+}
+
+// logFollower copies what a log file gained since the last call.
+type logFollower struct {
+	path string
+	off  int64
+	out  io.Writer
+}
+
+func (f *logFollower) copy() {
+	fh, err := os.Open(f.path)
+	if err != nil {
+		return
+	}
+	defer fh.Close()
+	if _, err := fh.Seek(f.off, io.SeekStart); err != nil {
+		return
+	}
+	n, _ := io.Copy(f.out, fh)
+	f.off += n
+}
+
+// Down stops the lab in dir: it signals the supervisor, which stops every
+// component, and waits for it. Processes of a supervisor that died are
+// killed from the recorded state. Down on a stopped lab says so (to out)
+// and succeeds.
+func Down(ctx context.Context, dir string, out io.Writer) error {
+	dir, err := absDir(dir)
+	if err != nil {
+		return err
+	}
+	if out == nil {
+		out = io.Discard
+	}
+	if !supervisorAlive(dir) {
+		n := cleanupLeftovers(dir)
+		if n > 0 {
+			fmt.Fprintf(out, "no lab supervisor in %s; killed %d leftover process(es)\n", dir, n)
+		} else {
+			fmt.Fprintf(out, "no lab running in %s\n", dir)
+		}
+		return nil
+	}
+	pid := lockHolder(dir)
+	if pid <= 0 {
+		return fmt.Errorf("stopping the lab: no supervisor pid in %s", filepath.Join(dir, LockFile))
+	}
+	fmt.Fprintf(out, "stopping the lab in %s (supervisor pid %d)\n", dir, pid)
+	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil && !errors.Is(err, syscall.ESRCH) {
+		return fmt.Errorf("signalling the lab supervisor: %w", err)
+	}
+	deadline := time.Now().Add(stopWait)
+	for supervisorAlive(dir) {
+		if time.Now().After(deadline) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for the lab to stop: %w", ctx.Err())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	for processAlive(pid) && time.Now().Before(deadline.Add(5*time.Second)) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if n := cleanupLeftovers(dir); n > 0 {
+		fmt.Fprintf(out, "killed %d leftover process(es)\n", n)
+	}
+	fmt.Fprintln(out, "lab stopped")
+	return nil
+}
+
+// cleanupLeftovers kills what a dead supervisor's state still records:
+// each component's process group and cgroup. It returns how many
+// recorded processes were still alive.
+func cleanupLeftovers(dir string) int {
+	s, err := ReadState(dir)
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, c := range s.Components {
+		if processAlive(c.PID) {
+			n++
+			_ = syscall.Kill(-c.PID, syscall.SIGKILL)
+			_ = syscall.Kill(c.PID, syscall.SIGKILL)
+		}
+		killCgroup(c.Cgroup)
+	}
+	if s.Phase != phaseStopped {
+		s.Phase = phaseStopped
+		for i := range s.Components {
+			s.Components[i].Status = statusExited
+		}
+		_ = writeState(dir, s)
+	}
+	return n
+}

@@ -1,0 +1,211 @@
+package load
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"errors"
+	"io"
+	"net"
+	"net/netip"
+	"time"
+)
+
+// h1 is one worker's HTTP/1.1 client: one connection, one read buffer, and
+// the request bytes, rebuilt only when the token changes.
+type h1 struct {
+	a    *Attacker
+	t    *target
+	ph   *phaseSet
+	nc   net.Conn
+	br   *bufio.Reader
+	used int // requests completed on nc
+	req  []byte
+	tok  string
+	ok   bool // req holds the rendering of tok
+}
+
+// readBufSize is each worker's response buffer: large enough for the
+// headers of most responses in one read.
+const readBufSize = 8 << 10
+
+func newH1(a *Attacker, t *target, ph *phaseSet) *h1 {
+	return &h1{a: a, t: t, ph: ph, br: bufio.NewReaderSize(nil, readBufSize)}
+}
+
+// errBadToken keeps a token with control characters off the wire without
+// ever printing it.
+var errBadToken = errors.New("token contains a control character")
+
+// do sends one request and reads its response. start is the send time used
+// for the deadline.
+func (c *h1) do(token string, start int64) (int, error) {
+	if c.t.token && (!c.ok || token != c.tok) {
+		if !validValue(token) {
+			return 0, &tokenError{errBadToken}
+		}
+		c.req, c.tok, c.ok = c.t.render(c.req, token), token, true
+	} else if !c.ok {
+		c.req, c.ok = c.t.render(c.req, ""), true
+	}
+	deadline := wall(start).Add(c.a.timeout)
+	for attempt := 0; ; attempt++ {
+		if c.nc == nil {
+			if err := c.connect(deadline); err != nil {
+				return 0, err
+			}
+		}
+		reused := c.used > 0
+		status, gotByte, err := c.roundTrip(deadline)
+		if err == nil {
+			return status, nil
+		}
+		c.drop()
+		// A keep-alive connection the server had already closed: resend
+		// once on a fresh one, as net/http does.
+		if reused && !gotByte && attempt == 0 && c.t.replayable && !isTimeout(err) {
+			continue
+		}
+		return 0, err
+	}
+}
+
+func (c *h1) roundTrip(deadline time.Time) (status int, gotByte bool, err error) {
+	if err := c.nc.SetDeadline(deadline); err != nil {
+		return 0, false, &opError{"writing request", err}
+	}
+	t0 := now()
+	if err := c.write(); err != nil {
+		// A server may answer (401, 413) and close before reading a large
+		// body; that answer is the result, as net/http also reports it.
+		if status, _, rerr := readResponse(c.br, c.t.head); rerr == nil {
+			c.drop()
+			return status, true, nil
+		}
+		return 0, false, err
+	}
+	t1 := now()
+	c.ph[phaseWrite].add(t1 - t0)
+	if _, err := c.br.Peek(1); err != nil {
+		return 0, false, &opError{"reading response", err}
+	}
+	t2 := now()
+	c.ph[phaseWait].add(t2 - t1)
+	status, keep, err := readResponse(c.br, c.t.head)
+	if err != nil {
+		return 0, true, &opError{"reading response", err}
+	}
+	c.ph[phaseRead].add(now() - t2)
+	c.used++
+	// Bytes nobody asked for would be read as the next response.
+	if !keep || c.t.closeConn || c.br.Buffered() > 0 {
+		c.drop()
+	}
+	return status, true, nil
+}
+
+func (c *h1) write() error {
+	if _, err := c.nc.Write(c.req); err != nil {
+		return &opError{"writing request", err}
+	}
+	if !c.t.inline {
+		if _, err := c.nc.Write(c.t.body); err != nil {
+			return &opError{"writing request body", err}
+		}
+	}
+	return nil
+}
+
+// connect takes an idle connection or dials one, timing each phase.
+func (c *h1) connect(deadline time.Time) error {
+	if !c.t.closeConn {
+		if nc := c.a.pool.get(c.t.key); nc != nil {
+			c.use(nc, 1)
+			return nil
+		}
+	}
+	addrs, err := c.resolve(deadline)
+	if err != nil {
+		return &opError{"resolving host", err}
+	}
+	t0 := now()
+	var nc net.Conn
+	d := net.Dialer{Deadline: deadline, KeepAlive: 30 * time.Second}
+	for _, ip := range addrs {
+		if nc, err = d.Dial("tcp", netip.AddrPortFrom(ip, c.t.port).String()); err == nil {
+			break
+		}
+	}
+	if err != nil {
+		return &opError{"connecting", err}
+	}
+	t1 := now()
+	c.ph[phaseConnect].add(t1 - t0)
+	if c.t.tls != nil {
+		tc := tls.Client(nc, c.t.tls)
+		if err := nc.SetDeadline(deadline); err != nil {
+			nc.Close()
+			return &opError{"tls handshake", err}
+		}
+		if err := tc.Handshake(); err != nil {
+			nc.Close()
+			return &opError{"tls handshake", err}
+		}
+		c.ph[phaseTLS].add(now() - t1)
+		nc = tc
+	}
+	c.use(nc, 0)
+	return nil
+}
+
+func (c *h1) use(nc net.Conn, used int) {
+	c.nc, c.used = nc, used
+	c.br.Reset(nc)
+}
+
+func (c *h1) resolve(deadline time.Time) ([]netip.Addr, error) {
+	if ip, err := netip.ParseAddr(c.t.host); err == nil {
+		return []netip.Addr{ip}, nil
+	}
+	t0 := now()
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+	addrs, err := net.DefaultResolver.LookupNetIP(ctx, "ip", c.t.host)
+	c.ph[phaseDNS].add(now() - t0)
+	if err == nil && len(addrs) == 0 {
+		err = &net.DNSError{Err: "no such host", Name: c.t.host, IsNotFound: true}
+	}
+	return addrs, err
+}
+
+// drop closes the connection after an error or a "Connection: close".
+func (c *h1) drop() {
+	if c.nc != nil {
+		c.nc.Close()
+		c.nc = nil
+	}
+}
+
+// release returns a healthy connection to the pool at the end of an attack.
+func (c *h1) release() {
+	if c.nc != nil && c.br.Buffered() == 0 {
+		c.a.pool.put(c.t.key, c.nc)
+		c.nc = nil
+	}
+	c.drop()
+}
+
+// opError says which step of a request failed.
+type opError struct {
+	op  string
+	err error
+}
+
+func (e *opError) Error() string { return e.op + ": " + e.err.Error() }
+func (e *opError) Unwrap() error { return e.err }
+
+// discard reads r to its end: a body delimited by the connection's close.
+func discard(r io.Reader) error {
+	_, err := io.Copy(io.Discard, r)
+	return err
+}

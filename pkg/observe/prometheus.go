@@ -1,0 +1,217 @@
+package observe
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"text/template"
+	"time"
+
+	"github.com/authbench/authbench/pkg/auth"
+	"github.com/authbench/authbench/pkg/plan"
+)
+
+// Defaults of the Prometheus sampler.
+const (
+	DefaultStep         = time.Second
+	DefaultRateInterval = "1m"
+	// maxPoints keeps a range query under Prometheus's 11,000-point limit.
+	maxPoints = 10000
+)
+
+// PromComponent is a Kubernetes container (or any scrape target) to query.
+type PromComponent struct {
+	Name, Role                string
+	Namespace, Pod, Container string
+}
+
+// PromComponentsFromPlan returns the plan's components that name a
+// Kubernetes container (a namespace or a pod).
+func PromComponentsFromPlan(cs []plan.Component) []PromComponent {
+	var out []PromComponent
+	for _, c := range cs {
+		if c.Namespace != "" || c.Pod != "" {
+			out = append(out, PromComponent{Name: c.Name, Role: c.Role, Namespace: c.Namespace, Pod: c.Pod, Container: c.Container})
+		}
+	}
+	return out
+}
+
+// PromOptions configure a PrometheusSampler.
+type PromOptions struct {
+	// URL is the server's base URL. Required.
+	URL string
+	// Profile is the list of queries. Default DefaultProfile().
+	Profile []plan.Metric
+	// Step is the query resolution. Default DefaultStep, widened to keep
+	// each query under 10,000 points.
+	Step time.Duration
+	// RateInterval fills {{.rateInterval}}. Default DefaultRateInterval.
+	RateInterval string
+	// Settle delays a query until this long after the window's end, so the
+	// last scrape has landed. Default 0.
+	Settle time.Duration
+	// Token, when set, is sent as a bearer token.
+	Token auth.TokenSource
+	// Client sends the queries. Default: a client with a 30 s timeout.
+	Client *http.Client
+}
+
+// PrometheusSampler runs a metrics profile's range queries per window.
+type PrometheusSampler struct {
+	o       PromOptions
+	api     *url.URL
+	comps   []Component
+	queries [][]plan.Metric // component -> rendered profile
+}
+
+// NewPrometheus renders the profile for every component, failing on a bad
+// URL, an unknown metric name or a template that does not render.
+func NewPrometheus(o PromOptions, comps []PromComponent) (*PrometheusSampler, error) {
+	u, err := url.Parse(o.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("prometheus url %q: want an absolute http(s) URL", o.URL)
+	}
+	if len(o.Profile) == 0 {
+		o.Profile = DefaultProfile()
+	}
+	if o.Step <= 0 {
+		o.Step = DefaultStep
+	}
+	if o.RateInterval == "" {
+		o.RateInterval = DefaultRateInterval
+	}
+	if o.Client == nil {
+		o.Client = &http.Client{Timeout: 30 * time.Second}
+	}
+	s := &PrometheusSampler{o: o, api: u.JoinPath("api/v1/query_range")}
+	for _, c := range comps {
+		qs, err := render(o.Profile, c, o.RateInterval)
+		if err != nil {
+			return nil, fmt.Errorf("prometheus profile for component %q: %w", c.Name, err)
+		}
+		s.comps = append(s.comps, Component{Name: c.Name, Role: c.Role})
+		s.queries = append(s.queries, qs)
+	}
+	return s, nil
+}
+
+// NewPrometheusFromPlan builds the sampler a plan asks for, with its token
+// source and TLS setting, over the plan's Kubernetes components.
+func NewPrometheusFromPlan(ctx context.Context, p *plan.Prometheus, comps []plan.Component) (*PrometheusSampler, error) {
+	o := PromOptions{URL: p.URL, Profile: p.Profile, Step: p.Step.D(), RateInterval: p.RateInterval, Settle: p.Settle.D()}
+	if p.Token != nil {
+		ts, err := auth.New(ctx, p.Token)
+		if err != nil {
+			return nil, fmt.Errorf("prometheus token: %w", err)
+		}
+		o.Token = ts
+	}
+	if p.Insecure {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.TLSClientConfig = &tls.Config{InsecureSkipVerify: true}
+		o.Client = &http.Client{Timeout: 30 * time.Second, Transport: tr}
+	}
+	return NewPrometheus(o, PromComponentsFromPlan(comps))
+}
+
+func render(profile []plan.Metric, c PromComponent, rate string) ([]plan.Metric, error) {
+	data := map[string]string{"namespace": c.Namespace, "pod": c.Pod, "container": c.Container,
+		"name": c.Name, "rateInterval": rate}
+	out := make([]plan.Metric, len(profile))
+	for i, m := range profile {
+		if !slices.Contains(MetricNames, m.MetricName) {
+			return nil, fmt.Errorf("entry %d: metricName %q: want one of %s", i+1, m.MetricName, strings.Join(MetricNames, ", "))
+		}
+		t, err := template.New(m.MetricName).Option("missingkey=error").Parse(m.Query)
+		if err != nil {
+			return nil, fmt.Errorf("entry %d (%s): %w", i+1, m.MetricName, err)
+		}
+		var b strings.Builder
+		if err := t.Execute(&b, data); err != nil {
+			return nil, fmt.Errorf("entry %d (%s): %w", i+1, m.MetricName, err)
+		}
+		out[i] = plan.Metric{MetricName: m.MetricName, Query: b.String()}
+	}
+	return out, nil
+}
+
+// Source returns SourcePrometheus.
+func (s *PrometheusSampler) Source() string { return SourcePrometheus }
+
+// Components lists the queried components.
+func (s *PrometheusSampler) Components() []Component { return s.comps }
+
+// Queries returns the rendered queries of component i, for logs and tests.
+func (s *PrometheusSampler) Queries(i int) []plan.Metric { return s.queries[i] }
+
+// QueryRange runs every component's profile over [start, end].
+func (s *PrometheusSampler) QueryRange(ctx context.Context, start, end time.Time) ([][]Point, error) {
+	if wait := time.Until(end.Add(s.o.Settle)); wait > 0 {
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	step := s.o.Step
+	if span := end.Sub(start); span/step > maxPoints {
+		step = (span/maxPoints + time.Second).Truncate(time.Second)
+	}
+	start = start.Truncate(step)
+	out := make([][]Point, len(s.comps))
+	var errs []error
+	for i := range s.comps {
+		values := map[string]map[int64]float64{}
+		for _, m := range s.queries[i] {
+			v, err := s.query(ctx, m.Query, start, end, step)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s %s: %w", s.comps[i].Name, m.MetricName, err))
+				continue
+			}
+			values[m.MetricName] = v
+		}
+		out[i] = assemble(values, start, end, step)
+	}
+	return out, errors.Join(errs...)
+}
+
+// assemble lays the metrics on the step grid as Points. A rate of CPU is
+// integrated into a counter when no counter was given.
+func assemble(values map[string]map[int64]float64, start, end time.Time, step time.Duration) []Point {
+	get := func(name string, ms int64) float64 {
+		if v, ok := values[name][ms]; ok {
+			return v
+		}
+		return math.NaN()
+	}
+	_, rawCPU := values[MetricCPUSeconds]
+	var out []Point
+	var cum float64
+	for t := start; !t.After(end); t = t.Add(step) {
+		ms := t.UnixMilli()
+		p := unknownPoint(t)
+		p.MemBytes = get(MetricMemory, ms)
+		p.Periods = get(MetricCFSPeriods, ms)
+		p.ThrottledPeriods = get(MetricCFSThrottledPeriods, ms)
+		p.ThrottledSeconds = get(MetricCFSThrottledSeconds, ms)
+		p.CPULimit = get(MetricCPULimit, ms)
+		p.MemLimit = get(MetricMemoryLimit, ms)
+		if rawCPU {
+			p.CPUSeconds = get(MetricCPUSeconds, ms)
+		} else if _, ok := values[MetricCPU]; ok {
+			if r := get(MetricCPU, ms); known(r) && len(out) > 0 {
+				cum += r * step.Seconds()
+			}
+			p.CPUSeconds = cum
+		}
+		out = append(out, p)
+	}
+	return out
+}

@@ -1,0 +1,106 @@
+package report
+
+import (
+	"fmt"
+	"html"
+	"html/template"
+	"io"
+	"strings"
+)
+
+// htmlPage is what the page template shows. Every report is one file:
+// styles inline, charts as inline SVG, no script, nothing fetched.
+type htmlPage struct {
+	Title    string
+	Subtitle []string
+	Warnings []string
+	Summary  []string
+	Notes    []string
+	Tables   []htmlTable
+	Charts   []chart
+	// Appendix tables follow the charts.
+	Appendix []htmlTable
+	Footer   string
+}
+
+// htmlTable is a titled table; cells are plain text (escaped).
+type htmlTable struct {
+	ID     string
+	Title  string
+	Head   []string
+	Rows   [][]string
+	Note   string
+}
+
+var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{.Title}}</title>
+<style>
+body { font-family: "Liberation Sans", "DejaVu Sans", Arial, sans-serif; margin: 0 auto; max-width: 1100px; padding: 1.5em; color: #1d2330; background: #fff; line-height: 1.45; }
+h1 { font-size: 1.7em; margin-bottom: 0.2em; }
+h2 { border-bottom: 2px solid #d8dde6; padding-bottom: 0.2em; margin-top: 1.8em; }
+.subtitle { color: #556; margin: 0.1em 0; }
+.warnings { background: #fff4e5; border-left: 6px solid #f0a020; padding: 0.6em 1em; margin: 1em 0; }
+.warnings strong { color: #8a4b00; }
+.summary p { font-size: 1.08em; }
+.notes { background: #eef4fb; border-left: 6px solid #4a7fc1; padding: 0.6em 1em; }
+table { border-collapse: collapse; margin: 0.8em 0 1.2em; font-size: 0.92em; }
+th, td { border: 1px solid #d0d5dd; padding: 0.3em 0.6em; text-align: right; }
+th { background: #f2f4f7; }
+td:first-child, th:first-child { text-align: left; }
+figure.chart { margin: 1.2em 0; padding: 0.6em; border: 1px solid #e2e6ec; border-radius: 6px; }
+figure.chart svg { display: block; width: 100%; height: auto; }
+figcaption { color: #556; font-size: 0.88em; margin-top: 0.3em; }
+.missing { color: #8a4b00; font-style: italic; }
+footer { color: #778; font-size: 0.85em; margin-top: 2em; }
+</style>
+</head>
+<body>
+<header>
+<h1>{{.Title}}</h1>
+{{range .Subtitle}}<p class="subtitle">{{.}}</p>
+{{end}}</header>
+{{if .Warnings}}<section class="warnings" id="warnings"><strong>⚠️ Not directly comparable:</strong>
+<ul>{{range .Warnings}}<li>{{.}}</li>{{end}}</ul></section>
+{{end}}{{if .Summary}}<section class="summary" id="summary"><h2>Executive Summary</h2>
+{{range .Summary}}<p>{{.}}</p>
+{{end}}</section>
+{{end}}{{if .Notes}}<section class="notes" id="notes"><ul>{{range .Notes}}<li>{{.}}</li>{{end}}</ul></section>
+{{end}}{{range .Tables}}{{template "table" .}}{{end}}{{if .Charts}}<h2>Charts</h2>
+{{end}}{{range .Charts}}<figure class="chart" id="{{.ID}}">
+{{if .Missing}}<p class="missing">{{.Title}}: {{.Missing}}</p>{{else}}{{.SVG}}{{end}}
+<figcaption>{{.Caption}}</figcaption>
+</figure>
+{{end}}{{range .Appendix}}{{template "table" .}}{{end}}<footer>{{.Footer}}</footer>
+</body>
+</html>
+{{define "table"}}<section class="table" id="{{.ID}}"><h2>{{.Title}}</h2>
+<table><thead><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr></thead>
+<tbody>{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</tbody></table>{{if .Note}}<p class="subtitle">{{.Note}}</p>{{end}}</section>
+{{end}}`))
+
+// writePage renders page to w, scrubbing secrets as every report does.
+func writePage(w io.Writer, page htmlPage, secrets []string) error {
+	var b strings.Builder
+	if err := pageTemplate.Execute(&b, page); err != nil {
+		return fmt.Errorf("rendering html: %w", err)
+	}
+	if _, err := io.WriteString(w, htmlScrub(b.String(), secrets)); err != nil {
+		return fmt.Errorf("writing html: %w", err)
+	}
+	return nil
+}
+
+// htmlScrub is scrub for HTML: the replacement must not read as a tag, and
+// a secret may appear escaped.
+func htmlScrub(s string, secrets []string) string {
+	for _, sec := range secrets {
+		s = strings.ReplaceAll(s, sec, "[redacted]")
+		s = strings.ReplaceAll(s, html.EscapeString(sec), "[redacted]")
+	}
+	return jwtPattern.ReplaceAllString(s, "[redacted JWT]")
+}

@@ -1,0 +1,173 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/authbench/authbench/pkg/results"
+)
+
+// componentRuns is one component's usage in each iteration of a target.
+type componentRuns struct {
+	name, role, source string
+	iterations         []int
+	usage              []results.ComponentUsage
+}
+
+// groupComponents collects each component's usage across iterations, in
+// order of first appearance.
+func groupComponents(rs []results.Result) []*componentRuns {
+	var out []*componentRuns
+	byName := map[string]*componentRuns{}
+	for _, r := range rs {
+		for _, u := range r.Components {
+			c, ok := byName[u.Name]
+			if !ok {
+				c = &componentRuns{name: u.Name, role: u.Role, source: u.Source}
+				byName[u.Name] = c
+				out = append(out, c)
+			}
+			c.iterations = append(c.iterations, r.Iteration)
+			c.usage = append(c.usage, u)
+		}
+	}
+	return out
+}
+
+// pick extracts one field of every iteration's usage.
+func (c *componentRuns) pick(f func(results.ComponentUsage) float64) stats {
+	xs := make([]float64, len(c.usage))
+	for i, u := range c.usage {
+		xs[i] = f(u)
+	}
+	return describe(xs)
+}
+
+// resources writes the seeds' per-component tables: at start, during load
+// (the range of per-iteration means) and peak, then limit, throttling and
+// CPU per request — the figure that compares across runs of different
+// throughput, unlike absolute cores.
+func (s *summaryWriter) resources(t targetRun) {
+	comps := groupComponents(t.results)
+	if len(comps) == 0 {
+		return
+	}
+	s.heading(2, "Resource Utilization")
+	if len(comps) > 1 {
+		s.resourceOverview(comps)
+	}
+	for _, c := range comps {
+		title := c.name
+		if c.role != "" {
+			title += " (" + c.role + ")"
+		}
+		s.heading(3, title)
+		s.componentTable(c)
+		s.componentLines(c)
+	}
+}
+
+// resourceOverview is one line per component, for side-by-side reading.
+func (s *summaryWriter) resourceOverview(comps []*componentRuns) {
+	s.printf("| Component | Role | CPU Mean | CPU Peak | CPU Limit | Throttled (max) | CPU-s per 1k Requests | Memory Peak |\n")
+	s.printf("|-----------|------|----------|----------|-----------|-----------------|-----------------------|-------------|\n")
+	for _, c := range comps {
+		s.printf("| %s | %s | %s | %s | %s | %s | %s | %s |\n", cell(c.name), cell(firstNonEmpty(c.role, "—")),
+			fmtCores(c.pick(cpuMean).mean), fmtCores(c.pick(cpuPeak).max), limitOf(c),
+			fmtFraction(c.pick(throttled).max), fmtSig(c.pick(cpuPer1k).mean, 3), fmtMB(c.pick(memPeak).max))
+	}
+	s.printf("\nCPU mean and CPU-s per 1k requests are means over iterations; peaks and throttling are the highest iteration's.\n\n")
+}
+
+func cpuMean(u results.ComponentUsage) float64   { return u.CPUMean }
+func cpuPeak(u results.ComponentUsage) float64   { return u.CPUPeak }
+func memPeak(u results.ComponentUsage) float64   { return u.MemPeak }
+func memMean(u results.ComponentUsage) float64   { return u.MemMean }
+func throttled(u results.ComponentUsage) float64 { return u.ThrottledRatio }
+func cpuPer1k(u results.ComponentUsage) float64  { return u.CPUSecondsPer1k }
+func cpuLimit(u results.ComponentUsage) float64  { return u.CPULimit }
+func memLimit(u results.ComponentUsage) float64  { return u.MemLimit }
+
+// limitOf prints the CPU limit, or its range if it changed between iterations.
+func limitOf(c *componentRuns) string {
+	st := c.pick(cpuLimit)
+	if st.max == 0 {
+		return "none"
+	}
+	return fmtRange(st.min, st.max, fmtCores)
+}
+
+// componentTable is the seeds' At Start | During Load | Peak table.
+func (s *summaryWriter) componentTable(c *componentRuns) {
+	first := c.usage[0]
+	during := "per-iteration mean"
+	if len(c.usage) > 1 {
+		during = "range of per-iteration means"
+	}
+	cpuNote, memNote := "", ""
+	if l := c.pick(cpuLimit); l.max > 0 {
+		cpuNote = fmt.Sprintf("peak is %s of the %s limit", fmtFraction(c.pick(cpuPeak).max/l.max), fmtCores(l.max))
+	}
+	if l := c.pick(memLimit); l.max > 0 {
+		memNote = fmt.Sprintf("peak is %s of the %s limit", fmtFraction(c.pick(memPeak).max/l.max), fmtMB(l.max))
+	}
+	mean, mm := c.pick(cpuMean), c.pick(memMean)
+	s.printf("| Metric | At Start | During Load (%s) | Peak | Notes |\n", during)
+	s.printf("|--------|----------|------------------|------|-------|\n")
+	s.printf("| CPU | %s | %s | %s | %s |\n", fmtCores(first.CPUIdle), fmtRange(mean.min, mean.max, fmtCores),
+		fmtCores(c.pick(cpuPeak).max), cpuNote)
+	s.printf("| Memory | %s | %s | %s | %s |\n\n", fmtMB(first.MemStart), fmtRange(mm.min, mm.max, fmtMB),
+		fmtMB(c.pick(memPeak).max), memNote)
+}
+
+// componentLines adds limit, throttling and per-request CPU.
+func (s *summaryWriter) componentLines(c *componentRuns) {
+	s.item("CPU Limit", "%s", limitOf(c))
+	th := c.pick(throttled)
+	if th.max == 0 && c.pick(cpuLimit).max == 0 {
+		s.item("CPU Throttled", "no (no CPU limit)")
+	} else {
+		s.item("CPU Throttled", "%s", throttleLine(c, th))
+	}
+	per1k := c.pick(cpuPer1k)
+	cpu := fmt.Sprintf("%s CPU-seconds", fmtSig(per1k.mean, 3))
+	if per1k.n > 1 && fmtSig(per1k.min, 3) != fmtSig(per1k.max, 3) {
+		cpu += fmt.Sprintf(" (mean of iterations; %s–%s)", fmtSig(per1k.min, 3), fmtSig(per1k.max, 3))
+	}
+	s.item("CPU per 1k Requests", "%s", cpu)
+	if rpc := c.pick(func(u results.ComponentUsage) float64 { return u.RPSPerCore }); rpc.max > 0 {
+		s.item("Requests per Core-Second", "%s", fmtCount(int64(math.Round(rpc.mean))))
+	}
+	s.item("Sampled", "%s, iterations %s", firstNonEmpty(c.source, "source not recorded"), joinInts(c.iterations))
+	s.printf("\n")
+}
+
+// throttleLine reports CFS throttling: the worst iteration, because
+// averages hide it, and the totals behind it.
+func throttleLine(c *componentRuns, th stats) string {
+	var secs float64
+	var periods, tp int64
+	for _, u := range c.usage {
+		secs += u.ThrottledSeconds
+		periods += u.Periods
+		tp += u.ThrottledPeriods
+	}
+	line := fmt.Sprintf("%s of CFS periods in the worst iteration", fmtFraction(th.max))
+	if len(c.usage) > 1 {
+		line += fmt.Sprintf(" (mean %s)", fmtFraction(th.mean))
+	}
+	line += fmt.Sprintf(", %s s throttled in total", fmtSig(secs, 3))
+	if periods > 0 {
+		line += fmt.Sprintf(" (%s of %s periods)", fmtCount(tp), fmtCount(periods))
+	}
+	return line
+}
+
+func joinInts(xs []int) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = fmt.Sprint(x)
+	}
+	return strings.Join(parts, ", ")
+}

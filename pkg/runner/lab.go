@@ -1,0 +1,57 @@
+package runner
+
+import (
+	"errors"
+	"net/url"
+
+	"github.com/authbench/authbench/pkg/lab"
+	"github.com/authbench/authbench/pkg/observe"
+	"github.com/authbench/authbench/pkg/plan"
+	"github.com/authbench/authbench/pkg/results"
+)
+
+// LabComponents returns the components of the lab in dir for sampling, and
+// the lab's record for run.json. When explicit is false, a lab that is not
+// running, or that none of the plan's targets points at, yields nothing:
+// sampling a lab that the load never touches would only add noise.
+func LabComponents(dir string, p *plan.Plan, explicit bool) ([]observe.LocalComponent, *results.Lab, error) {
+	st, err := lab.ReadState(dir)
+	if err == nil {
+		_, err = lab.Components(dir) // checks that the lab is up and ready
+	}
+	if err != nil {
+		if !explicit && errors.Is(err, lab.ErrNotRunning) {
+			return nil, nil, nil
+		}
+		return nil, nil, err
+	}
+	if !explicit && !targetsLab(p, st) {
+		return nil, nil, nil
+	}
+	var comps []observe.LocalComponent
+	for _, c := range st.Components {
+		comps = append(comps, observe.LocalComponent{Name: c.Name, Role: c.Role, Cgroup: c.Cgroup, PID: c.PID})
+	}
+	return comps, st.Record(), nil
+}
+
+// targetsLab reports whether any target (or rung) is served by the lab.
+func targetsLab(p *plan.Plan, st *lab.State) bool {
+	hosts := map[string]bool{}
+	for _, c := range st.Components {
+		if u, err := url.Parse(c.URL); err == nil {
+			hosts[u.Host] = true
+		}
+	}
+	for _, t := range st.Targets {
+		if u, err := url.Parse(t.URL); err == nil {
+			hosts[u.Host] = true
+		}
+	}
+	for _, t := range p.Targets {
+		if u, err := url.Parse(t.URL); err == nil && hosts[u.Host] {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,190 @@
+package scenario
+
+// The types in this file are the scenario file's schema: each field's yaml
+// tag is its key, and its comment gives its default. Pointers mark values
+// whose presence matters (a rate of 0 given explicitly is an error; an
+// absent rate means a closed loop). Keys not listed here are errors, except
+// top-level keys starting with "x-", which are ignored so that they can hold
+// YAML anchors to reuse (x-token: &tok {env: TOKEN}).
+
+// fileSpec is the whole document.
+type fileSpec struct {
+	// Name labels the runs of this scenario and becomes part of their
+	// directory names. Default: the file's name without its extension.
+	Name string `yaml:"name"`
+	// Targets are benchmarked one after the other. Required: at least one.
+	Targets []targetSpec `yaml:"targets"`
+	// Load is shared by all targets. Default: 200 requests, 50 workers.
+	Load loadSpec `yaml:"load"`
+	// Client configures the HTTP client. Default: see clientSpec.
+	Client clientSpec `yaml:"client"`
+	// SLO is checked per target after the run. Default: none.
+	SLO *sloSpec `yaml:"slo"`
+	// Observe lists the components to sample during the load. Default: none.
+	Observe []componentSpec `yaml:"observe"`
+}
+
+// targetSpec is one endpoint.
+type targetSpec struct {
+	// Name identifies the target in results. Default: the URL's host:port.
+	// Names must be unique within the file.
+	Name string `yaml:"name"`
+	// URL is an absolute http(s) URL. Required.
+	URL string `yaml:"url"`
+	// Method is the HTTP method, upper-cased. Default "GET".
+	Method string `yaml:"method"`
+	// Headers are sent with every request: a mapping {Name: value}, or a
+	// list of "Name: value" strings or {name, value} mappings (to repeat a
+	// header). Default: none.
+	Headers headerList `yaml:"headers"`
+	// Body is the request body. Default: empty. Not with body_file.
+	Body *string `yaml:"body"`
+	// BodyFile is read for the body, relative to the scenario file.
+	// Default: none. Not with body.
+	BodyFile string `yaml:"body_file"`
+	// Host overrides the Host header. Default: the URL's host.
+	Host string `yaml:"host"`
+	// Token supplies "Authorization: Bearer ..." per request. Default: none.
+	Token *tokenSpec `yaml:"token"`
+	// Layers names the architecture from the client inwards, e.g.
+	// [route, oauth-proxy, http-echo]; reports only. Default: none.
+	Layers []string `yaml:"layers"`
+	// Rungs are the layers' own entry points for the ladder, in any order.
+	// Default: none.
+	Rungs []rungSpec `yaml:"rungs"`
+}
+
+// rungSpec is one layer's own entry point.
+type rungSpec struct {
+	// Layer is one of the target's layers. Required.
+	Layer string `yaml:"layer"`
+	// URL reaches the layer directly. Required.
+	URL string `yaml:"url"`
+	// Token overrides the target's token. Default: the target's.
+	Token *tokenSpec `yaml:"token"`
+	// Headers are sent besides the target's. Default: none.
+	Headers headerList `yaml:"headers"`
+}
+
+// tokenSpec says where a token comes from: exactly one of env, file,
+// command and oidc. A literal token is refused: the file would hold a
+// secret.
+type tokenSpec struct {
+	// Env names an environment variable holding the token.
+	Env string `yaml:"env"`
+	// File holds the token, relative to the scenario file; it is re-read
+	// when it changes.
+	File string `yaml:"file"`
+	// Command is run with `sh -c`; its trimmed stdout is the token.
+	Command string `yaml:"command"`
+	// Refresh re-runs Command on this interval. Default: run once.
+	Refresh *duration `yaml:"refresh"`
+	// OIDC gets the token from an OpenID Connect provider.
+	OIDC *oidcSpec `yaml:"oidc"`
+}
+
+// oidcSpec is an OAuth2 grant against an OIDC provider, e.g. Keycloak with
+// issuer https://127.0.0.1:8443/realms/NAME.
+type oidcSpec struct {
+	// Issuer is the provider's issuer URL, for discovery. Required unless
+	// token_url is given.
+	Issuer string `yaml:"issuer"`
+	// TokenURL skips discovery. Default: discovered from the issuer.
+	TokenURL string `yaml:"token_url"`
+	// Grant is "password" or "client_credentials". Default "password" when
+	// username is set, else "client_credentials".
+	Grant string `yaml:"grant"`
+	// ClientID is required.
+	ClientID string `yaml:"client_id"`
+	// ClientSecretEnv or ClientSecretFile (relative to the scenario file)
+	// hold the client secret. Default: none (a public client); required
+	// for client_credentials.
+	ClientSecretEnv  string `yaml:"client_secret_env"`
+	ClientSecretFile string `yaml:"client_secret_file"`
+	// Username, with PasswordEnv or PasswordFile, is for the password grant.
+	Username     string `yaml:"username"`
+	PasswordEnv  string `yaml:"password_env"`
+	PasswordFile string `yaml:"password_file"`
+	// Scopes requested. Default [openid].
+	Scopes []string `yaml:"scopes"`
+	// CACert is a PEM file to trust for the provider, relative to the
+	// scenario file. Default: the system's CAs only.
+	CACert string `yaml:"cacert"`
+	// Insecure skips verifying the provider's certificate. Default false.
+	Insecure bool `yaml:"insecure"`
+	// RefreshBefore renews tokens this long before they expire, capped at
+	// half their lifetime. Default 30s.
+	RefreshBefore *duration `yaml:"refresh_before"`
+	// UseIDToken sends the ID token instead of the access token (the
+	// Kubernetes API server's OIDC authenticator wants it). Default false.
+	UseIDToken bool `yaml:"use_id_token"`
+}
+
+// loadSpec says how much load to send.
+type loadSpec struct {
+	// Requests per iteration per target, at least 1. Default 200 unless
+	// duration is set. Not with duration.
+	Requests *int64 `yaml:"requests"`
+	// Duration of each iteration, instead of requests. Default: none.
+	Duration *duration `yaml:"duration"`
+	// Concurrency is the number of workers (connections), at least 1.
+	// Default 50.
+	Concurrency *int `yaml:"concurrency"`
+	// Rate is the total requests per second; it selects the open model and
+	// must be > 0. Default: none (closed loop).
+	Rate *float64 `yaml:"rate"`
+	// Iterations of the load per target, at least 1. Default 1.
+	Iterations *int `yaml:"iterations"`
+	// Warmup is a count of requests (100) or a duration ("10s") sent before
+	// the first iteration and not recorded. Default: none.
+	Warmup *warmup `yaml:"warmup"`
+	// Delay is the pause between iterations. Default 0.
+	Delay *duration `yaml:"delay"`
+}
+
+// clientSpec configures the HTTP client.
+type clientSpec struct {
+	// Timeout per request, > 0. Default 20s.
+	Timeout *duration `yaml:"timeout"`
+	// HTTP2 enables HTTP/2. Default false.
+	HTTP2 bool `yaml:"http2"`
+	// DisableKeepalive opens a connection per request. Default false.
+	DisableKeepalive bool `yaml:"disable_keepalive"`
+	// Insecure skips TLS verification. Default false.
+	Insecure bool `yaml:"insecure"`
+	// CACert is a PEM file of extra CAs, relative to the scenario file.
+	// Default: the system's CAs only.
+	CACert string `yaml:"cacert"`
+	// Cert and Key are a client certificate and its key (PEM files,
+	// relative to the scenario file), given together. Default: none.
+	Cert string `yaml:"cert"`
+	Key  string `yaml:"key"`
+}
+
+// sloSpec holds objectives; absent ones are not checked.
+type sloSpec struct {
+	// P50, P95 and P99 are latency maxima, > 0 and in increasing order.
+	P50 *duration `yaml:"p50"`
+	P95 *duration `yaml:"p95"`
+	P99 *duration `yaml:"p99"`
+	// SuccessRate is a minimum: "99.9%" or 0.999, in (0, 1].
+	SuccessRate *fraction `yaml:"success_rate"`
+	// Throughput is a minimum in requests per second, > 0.
+	Throughput *float64 `yaml:"throughput"`
+}
+
+// componentSpec is something to sample: a local process by exactly one of
+// pid, process and cgroup, or a Kubernetes container by namespace, pod
+// and/or container.
+type componentSpec struct {
+	// Name labels the component. Required; unique within the file.
+	Name string `yaml:"name"`
+	// Role says what it does: auth-proxy, backend, gateway... Default: none.
+	Role      string `yaml:"role"`
+	PID       *int   `yaml:"pid"`
+	Process   string `yaml:"process"`
+	Cgroup    string `yaml:"cgroup"`
+	Namespace string `yaml:"namespace"`
+	Pod       string `yaml:"pod"`
+	Container string `yaml:"container"`
+}
