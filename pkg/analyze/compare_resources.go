@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/authbench/authbench/pkg/results"
 )
@@ -134,7 +135,7 @@ func throttlingNotes(sides []*Side, rows []ResourceRow) []Warning {
 			}
 			limit := "its CPU limit"
 			if u.CPULimit > 0 {
-				limit = "a " + sig3(u.CPULimit) + "-core limit"
+				limit = "a " + strconv.FormatFloat(u.CPULimit, 'g', 3, 64) + "-core limit"
 			}
 			out = append(out, Warning{Kind: "throttling", Message: fmt.Sprintf(
 				"%s on %s was CPU-throttled in %s of periods under %s while its mean use was %s cores: the mean hides it, and the latency includes waiting for CPU quota.",

@@ -12,19 +12,19 @@ import (
 
 // fileSource serves the token in a file and picks up rotations (a rewrite,
 // or an atomic rename such as a Kubernetes projected token's symlink swap).
-// Token costs a clock read and an atomic load; at most once per interval one
-// caller also stats the file, and re-reads it only if it changed.
+// A background poller stats the file every interval and re-reads it only if
+// it changed, so Token is a single atomic load: not even a clock read, which
+// is a system call in some sandboxes.
 type fileSource struct {
 	path     string
-	interval time.Duration
+	interval time.Duration // 0: check on every Token call
 	tok      atomic.Pointer[string]
-	next     atomic.Int64 // unix nanoseconds of the next stat
 
 	mu   sync.Mutex  // held by the one caller checking the file
 	info os.FileInfo // of the version in tok; guarded by mu
 }
 
-func newFile(path string, interval time.Duration) (*fileSource, error) {
+func newFile(ctx context.Context, path string, interval time.Duration) (*fileSource, error) {
 	s := &fileSource{path: path, interval: interval}
 	info, tok, err := s.read()
 	if err != nil {
@@ -32,7 +32,9 @@ func newFile(path string, interval time.Duration) (*fileSource, error) {
 	}
 	s.info = info
 	s.tok.Store(&tok)
-	s.next.Store(time.Now().Add(interval).UnixNano())
+	if interval > 0 {
+		go s.poll(ctx)
+	}
 	return s, nil
 }
 
@@ -56,24 +58,34 @@ func (s *fileSource) read() (os.FileInfo, string, error) {
 
 // Token returns the file's current token.
 func (s *fileSource) Token(context.Context) (string, error) {
-	if now := time.Now().UnixNano(); now >= s.next.Load() {
-		s.check(now)
+	if s.interval == 0 {
+		s.check()
 	}
 	return *s.tok.Load(), nil
+}
+
+// poll checks the file every interval until ctx is done.
+func (s *fileSource) poll(ctx context.Context) {
+	t := time.NewTicker(s.interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			s.check()
+		}
+	}
 }
 
 // check re-reads the file if it changed. A file that is missing, empty or
 // unreadable (mid-rotation) keeps the previous token and is retried at the
 // next check.
-func (s *fileSource) check(now int64) {
+func (s *fileSource) check() {
 	if !s.mu.TryLock() {
 		return // another caller is checking; serve the cached token
 	}
 	defer s.mu.Unlock()
-	if now < s.next.Load() {
-		return
-	}
-	s.next.Store(now + int64(s.interval))
 	info, err := os.Stat(s.path)
 	if err != nil || unchanged(s.info, info) {
 		return

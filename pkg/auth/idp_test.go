@@ -19,7 +19,7 @@ import (
 // fakeIdP is a Keycloak-shaped OpenID provider over TLS: discovery under
 // /realms/test and a token endpoint that issues short-lived tokens.
 type fakeIdP struct {
-	t      *testing.T
+	t      testing.TB
 	srv    *httptest.Server
 	cacert string // PEM of the server's certificate, in t.TempDir
 
@@ -49,7 +49,7 @@ type grantSeen struct {
 	style        authStyle
 }
 
-func newFakeIdP(t *testing.T) *fakeIdP {
+func newFakeIdP(t testing.TB) *fakeIdP {
 	t.Helper()
 	p := &fakeIdP{
 		t: t, clientID: "bench", secret: "s3cret-client", user: "alice", pass: "pa55-alice",
@@ -74,7 +74,7 @@ func (p *fakeIdP) issuer() string   { return p.srv.URL + "/realms/test" }
 func (p *fakeIdP) tokenURL() string { return p.issuer() + "/protocol/openid-connect/token" }
 
 // spec is a password-grant spec for this provider, its secrets in files.
-func (p *fakeIdP) spec(t *testing.T) *OIDC {
+func (p *fakeIdP) spec(t testing.TB) *OIDC {
 	return &OIDC{
 		Issuer: p.issuer(), ClientID: p.clientID, ClientSecretFile: writeFile(t, "client-secret", p.secret+"\n"),
 		Username: p.user, PasswordFile: writeFile(t, "password", p.pass), CACert: p.cacert,

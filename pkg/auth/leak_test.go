@@ -78,8 +78,10 @@ func TestNoSecretInErrors(t *testing.T) {
 			reason: "control character",
 		},
 		{
-			name:   "command fails after printing the token",
-			spec:   func(*testing.T) *Spec { return &Spec{Command: "printf '%s%s' " + secret[:7] + " " + secret[7:] + "; exit 1"} },
+			name: "command fails after printing the token",
+			spec: func(*testing.T) *Spec {
+				return &Spec{Command: "printf '%s%s' " + secret[:7] + " " + secret[7:] + "; exit 1"}
+			},
 			reason: "exit status 1",
 		},
 		{

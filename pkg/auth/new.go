@@ -3,6 +3,7 @@ package auth
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -39,7 +40,8 @@ func WithHTTPClient(c *http.Client) Option { return func(o *options) { o.httpCli
 func WithErrorHandler(f func(error)) Option { return func(o *options) { o.onError = f } }
 
 // WithFileCheckInterval sets how often a file source stats its file for
-// rotation. Default DefaultFileCheckInterval; 0 checks on every Token call.
+// rotation, in the background. Default DefaultFileCheckInterval; 0 checks on
+// every Token call instead.
 func WithFileCheckInterval(d time.Duration) Option {
 	return func(o *options) { o.fileInterval = d }
 }
@@ -49,9 +51,10 @@ func WithFileCheckInterval(d time.Duration) Option {
 func WithCommandTimeout(d time.Duration) Option { return func(o *options) { o.commandWait = d } }
 
 // New builds the token source a spec describes and fetches the first token,
-// so that a bad spec fails before any load is sent. Background refreshes
-// (OIDC, a command with Refresh) run until ctx is done: pass a context that
-// lives as long as the run. Errors never contain a secret.
+// so that a bad spec fails before any load is sent. Background work (OIDC
+// renewal, a command's Refresh, watching a file) runs until ctx is done:
+// pass a context that lives as long as the run. Errors never contain a
+// secret.
 func New(ctx context.Context, s *Spec, opts ...Option) (TokenSource, error) {
 	o := options{
 		fileInterval:  DefaultFileCheckInterval,
@@ -73,7 +76,7 @@ func New(ctx context.Context, s *Spec, opts ...Option) (TokenSource, error) {
 	case "env":
 		return newEnv(s.Env)
 	case "file":
-		return newFile(s.File, o.fileInterval)
+		return newFile(ctx, s.File, o.fileInterval)
 	case "command":
 		return newCommand(ctx, s, o)
 	default:
@@ -95,7 +98,7 @@ func checkToken(tok string) error {
 
 // describe is the Format body shared by the sources: a kind and details that
 // are never secret.
-func describe(f interface{ Write([]byte) (int, error) }, kind, details string) {
+func describe(f io.Writer, kind, details string) {
 	s := "auth.TokenSource{" + kind
 	if details != "" {
 		s += " " + details

@@ -53,7 +53,7 @@ func newOIDC(ctx context.Context, cfg *OIDC, o options) (*oidcSource, error) {
 	s.refreshBefore, _ = cfg.refreshBefore() // checked by Validate
 	s.scopes = cfg.Scopes
 	if len(s.scopes) == 0 {
-		s.scopes = DefaultScopes
+		s.scopes = []string{DefaultScope}
 	}
 	var err error
 	if s.clientSecret, err = readSecret("client secret", cfg.ClientSecretEnv, cfg.ClientSecretFile); err != nil {

@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-func writeFile(t *testing.T, name, content string) string {
+func writeFile(t testing.TB, name, content string) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), name)
 	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
@@ -118,22 +118,34 @@ func write(t *testing.T, path, content string) {
 	}
 }
 
-// With the default interval the file is not looked at on every call, and
-// a change is still picked up after the interval.
+// Between checks the file is not looked at; at the next check a change is
+// picked up. The check is made by hand so that no timing is involved.
 func TestFileCheckInterval(t *testing.T) {
 	path := writeFile(t, "token", "tok-1")
-	src, err := New(t.Context(), &Spec{File: path}, WithFileCheckInterval(200*time.Millisecond))
+	src, err := New(t.Context(), &Spec{File: path}, WithFileCheckInterval(time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}
 	write(t, path, "tok-22")
 	if tok, _ := src.Token(t.Context()); tok != "tok-1" {
-		t.Errorf("Token() right after a change = %q, want the cached tok-1", tok)
+		t.Errorf("Token() before the next check = %q, want the cached tok-1", tok)
 	}
-	waitFor(t, "the rotated token", 3*time.Second, func() bool {
-		tok, _ := src.Token(t.Context())
-		return tok == "tok-22"
-	})
+	src.(*fileSource).check()
+	if tok, _ := src.Token(t.Context()); tok != "tok-22" {
+		t.Errorf("Token() after a check = %q, want tok-22", tok)
+	}
+}
+
+// The background poller picks up a rotation without any Token call.
+func TestFilePoller(t *testing.T) {
+	path := writeFile(t, "token", "tok-1")
+	src, err := New(t.Context(), &Spec{File: path}, WithFileCheckInterval(10*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, path, "tok-22")
+	fs := src.(*fileSource)
+	waitFor(t, "the poller to read the new token", 3*time.Second, func() bool { return *fs.tok.Load() == "tok-22" })
 }
 
 func TestFileErrors(t *testing.T) {

@@ -17,8 +17,8 @@ const (
 // DefaultRefreshBefore is OIDC.RefreshBefore's default.
 const DefaultRefreshBefore = 30 * time.Second
 
-// DefaultScopes is OIDC.Scopes' default.
-var DefaultScopes = []string{"openid"}
+// DefaultScope is OIDC.Scopes' default, alone.
+const DefaultScope = "openid"
 
 // Validate reports the first impossible value in the spec. It names fields
 // and environment variables, never values that could be secret.
@@ -148,10 +148,10 @@ func checkURL(s string) error {
 // Format prints where the token comes from, never a literal token, so a Spec
 // can be logged with any verb.
 func (s Spec) Format(f fmt.State, _ rune) {
-	fmt.Fprint(f, "auth.Spec{"+s.describe()+"}")
+	fmt.Fprint(f, "auth.Spec{"+s.summary()+"}")
 }
 
-func (s *Spec) describe() string {
+func (s *Spec) summary() string {
 	switch s.Kind() {
 	case "static":
 		return "static " + Redact(s.Literal)

@@ -120,6 +120,7 @@ func TestDisableKeepAlive(t *testing.T) {
 }
 
 func TestEarlyAnswerToLargeBody(t *testing.T) {
+	t.Parallel() // mostly waiting on timers
 	// The server refuses a 4 MB upload without reading it and closes.
 	for _, cl := range clients {
 		t.Run(cl.name, func(t *testing.T) {

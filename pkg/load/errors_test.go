@@ -52,18 +52,19 @@ func tlsServer(t *testing.T) *httptest.Server {
 func TestErrorClasses(t *testing.T) {
 	for _, cl := range clients {
 		for _, tc := range []struct {
-			name   string
-			url    func(t *testing.T) string
-			class  string
-			sample string
+			name    string
+			url     func(t *testing.T) string
+			class   string
+			sample  string
+			timeout time.Duration
 		}{
-			{"refused", closedPort, ClassRefused, "connection refused"},
-			{"reset", resettingServer, ClassReset, ""},
-			{"timeout", silentServer, ClassTimeout, ""},
-			{"tls unknown ca", func(t *testing.T) string { return tlsServer(t).URL }, ClassTLS, "certificate"},
+			{"refused", closedPort, ClassRefused, "connection refused", time.Second},
+			{"reset", resettingServer, ClassReset, "", time.Second},
+			{"timeout", silentServer, ClassTimeout, "", 100 * time.Millisecond},
+			{"tls unknown ca", func(t *testing.T) string { return tlsServer(t).URL }, ClassTLS, "certificate", time.Second},
 		} {
 			t.Run(cl.name+"/"+tc.name, func(t *testing.T) {
-				a := attacker(t, plan.Client{Timeout: plan.Duration(100 * time.Millisecond)}, cl.opts...)
+				a := attacker(t, plan.Client{Timeout: plan.Duration(tc.timeout)}, cl.opts...)
 				m, r := runAttack(t, a, Request{URL: tc.url(t)}, Spec{Requests: 6, Concurrency: 3})
 				if r.Requests != 6 || r.Errors[tc.class] != 6 || r.Successes != 0 || len(r.Status) != 0 {
 					t.Errorf("requests %d errors %v samples %v status %v, want 6 %s", r.Requests, r.Errors, r.ErrorSamples, r.Status, tc.class)

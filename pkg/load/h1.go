@@ -51,7 +51,9 @@ func (c *h1) do(token string, start int64) (int, error) {
 	deadline := wall(start).Add(c.a.timeout)
 	for attempt := 0; ; attempt++ {
 		if c.nc == nil {
-			if err := c.connect(deadline); err != nil {
+			// A resend dials: the pool may hold more connections the
+			// server has closed.
+			if err := c.connect(deadline, attempt > 0); err != nil {
 				return 0, err
 			}
 		}
@@ -117,8 +119,8 @@ func (c *h1) write() error {
 }
 
 // connect takes an idle connection or dials one, timing each phase.
-func (c *h1) connect(deadline time.Time) error {
-	if !c.t.closeConn {
+func (c *h1) connect(deadline time.Time, fresh bool) error {
+	if !c.t.closeConn && !fresh {
 		if nc := c.a.pool.get(c.t.key); nc != nil {
 			c.use(nc, 1)
 			return nil

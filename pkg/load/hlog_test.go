@@ -11,6 +11,7 @@ import (
 )
 
 func TestHistogramLog(t *testing.T) {
+	t.Parallel() // mostly waiting on timers
 	for _, tc := range []struct {
 		name      string
 		spec      Spec

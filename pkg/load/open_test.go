@@ -75,6 +75,7 @@ func stallingServer(t *testing.T, stallAt int64, stall time.Duration) *httptest.
 }
 
 func TestOpenCorrectsStall(t *testing.T) {
+	t.Parallel() // mostly waiting on timers
 	// 600 requests at 200/s over 2 workers; the server stalls 1s once at
 	// ~1s. About 200 requests are due during the stall and wait for a free
 	// worker: their corrected latency shows it. Only the 2 in flight when it

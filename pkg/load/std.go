@@ -11,17 +11,19 @@ import (
 )
 
 // std is one worker's net/http client, for HTTP/2 and WithStdClient. It
-// reuses one *http.Request (allowed once the previous response body is
-// closed) and times phases with httptrace like hey.
+// reuses one *http.Request and times phases with httptrace like hey. The
+// transport may still read a request's body and headers after RoundTrip
+// returns, so neither is ever modified in place: a token change makes a new
+// request, and each request gets its own body reader.
 type std struct {
-	a    *Attacker
-	ph   *phaseSet
-	req  *http.Request
-	body bodyReader
-	data []byte
-	auth []string // req.Header["Authorization"], updated in place
-	tok  string
-	st   stamps
+	a     *Attacker
+	ph    *phaseSet
+	req   *http.Request
+	data  []byte
+	token bool
+	tok   string
+	ok    bool // req carries tok
+	st    stamps
 }
 
 // stamps are httptrace times (ns since epoch, 0 unset). net/http calls
@@ -52,13 +54,8 @@ func (s *stamps) trace() *httptrace.ClientTrace {
 	}
 }
 
-// bodyReader is a reusable request body; the transport's Close is a no-op.
-type bodyReader struct{ bytes.Reader }
-
-func (*bodyReader) Close() error { return nil }
-
 func newStd(a *Attacker, r Request, ph *phaseSet) (*std, error) {
-	s := &std{a: a, ph: ph, data: r.Body}
+	s := &std{a: a, ph: ph, data: r.Body, token: r.Token != nil}
 	ctx := httptrace.WithClientTrace(context.Background(), s.st.trace())
 	method := r.Method
 	if method == "" {
@@ -79,10 +76,6 @@ func newStd(a *Attacker, r Request, ph *phaseSet) (*std, error) {
 	if req.Host == "" {
 		req.Host = req.Header.Get("Host")
 	}
-	if r.Token != nil {
-		s.auth = []string{""}
-		req.Header["Authorization"] = s.auth
-	}
 	if len(r.Body) > 0 {
 		req.ContentLength = int64(len(r.Body))
 		body := r.Body
@@ -93,18 +86,23 @@ func newStd(a *Attacker, r Request, ph *phaseSet) (*std, error) {
 }
 
 func (s *std) do(token string, _ int64) (int, error) {
-	if s.auth != nil && (token != s.tok || s.auth[0] == "") {
+	if s.token && (!s.ok || token != s.tok) {
 		if !validValue(token) {
 			return 0, &tokenError{errBadToken}
 		}
-		s.auth[0], s.tok = "Bearer "+token, token
+		req := *s.req
+		req.Header = s.req.Header.Clone()
+		req.Header.Set("Authorization", "Bearer "+token)
+		s.req, s.tok, s.ok = &req, token, true
 	}
+	req := s.req
 	if len(s.data) > 0 {
-		s.body.Reset(s.data)
-		s.req.Body = &s.body
+		r := *s.req
+		r.Body = io.NopCloser(bytes.NewReader(s.data))
+		req = &r
 	}
 	s.st.reset()
-	res, err := s.a.std.Do(s.req)
+	res, err := s.a.std.Do(req)
 	if err != nil {
 		s.phases(0)
 		return 0, err

@@ -187,10 +187,18 @@ func (m *cmpMD) configuration() {
 			same = append(same, r)
 		}
 	}
+	var unknown []string
 	if len(same) > 0 {
 		m.printf("Shared by every side:\n\n")
 		for _, r := range same {
+			if r.Values[0] == analyze.Unknown {
+				unknown = append(unknown, r.Parameter)
+				continue
+			}
 			m.printf("- **%s:** %s\n", r.Parameter, cell(r.Values[0]))
+		}
+		if len(unknown) > 0 {
+			m.printf("- **Not recorded by any side:** %s\n", strings.Join(unknown, ", "))
 		}
 		m.printf("\n")
 	}

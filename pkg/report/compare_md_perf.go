@@ -165,12 +165,12 @@ func (m *cmpMD) throughput() {
 	total := m.base().Requests
 	mdHeader(&m.b, "Version", "Avg Throughput", "Min", "Max", "Std Dev", fmt.Sprintf("Total Time (%s req)", fmtCount(total)))
 	for i, s := range m.c.Sides {
-		cv := ""
-		if s.Throughput.Mean > 0 {
-			cv = fmt.Sprintf(" (%.1f%%)", s.Throughput.Stddev/s.Throughput.Mean*100)
+		sd := "— (one iteration)"
+		if len(s.Results) > 1 && s.Throughput.Mean > 0 {
+			sd = fmt.Sprintf("±%s (%.1f%%)", analyze.FormatRate(s.Throughput.Stddev), s.Throughput.Stddev/s.Throughput.Mean*100)
 		}
 		mdRow(&m.b, bold(s.Label), cmpRate(m.c.Throughput[0].Values[i]), analyze.FormatRate(s.Throughput.Min), analyze.FormatRate(s.Throughput.Max),
-			"±"+analyze.FormatRate(s.Throughput.Stddev)+cv, cmpDuration(s.TotalTimeS)+requestsNote(s, total))
+			sd, cmpDuration(s.TotalTimeS)+requestsNote(s, total))
 	}
 	m.printf("\n**Analysis:**\n")
 	for _, i := range m.others() {

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/authbench/authbench/pkg/analyze"
+	"github.com/authbench/authbench/pkg/importer"
 	"github.com/authbench/authbench/pkg/results"
 )
 
@@ -178,5 +179,32 @@ func TestCompareMarkdownErrors(t *testing.T) {
 	c := cxCompare(t, []*results.Run{cxSeed2x(), cxSeed3x()}, analyze.CompareOptions{})
 	if err := CompareMarkdown(brokenWriter{}, c); err == nil || !strings.Contains(err.Error(), "disk full") {
 		t.Errorf("write error = %v", err)
+	}
+}
+
+// TestCompareMarkdownImported compares a hey import with a wrk import: what
+// a tool did not measure reads "not measured", never a zero or NaN.
+func TestCompareMarkdownImported(t *testing.T) {
+	hey, err := importer.Hey([]string{"../importer/testdata/hey-seed-3x.log"}, "hey-3.x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrk, err := importer.Wrk([]string{"../importer/testdata/wrk-200.txt"}, "wrk-local")
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := renderCompare(t, cxCompare(t, []*results.Run{hey, wrk}, analyze.CompareOptions{}))
+	checkGolden(t, "compare/imported.md", []byte(md))
+	for _, want := range []string{
+		"| **P95** | 3.16 s | not measured | not measured |",
+		"hey-3.x was imported from hey output",
+		"| **hey-3.x** | 20,000 | 19,883 | 117 | **99.41%** | 113 × timeout, 4 × 403 Forbidden |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("missing %q", want)
+		}
+	}
+	if bad := badNumbers.FindString(md); bad != "" {
+		t.Errorf("unprintable number %q", bad)
 	}
 }

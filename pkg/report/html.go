@@ -25,11 +25,11 @@ type htmlPage struct {
 
 // htmlTable is a titled table; cells are plain text (escaped).
 type htmlTable struct {
-	ID     string
-	Title  string
-	Head   []string
-	Rows   [][]string
-	Note   string
+	ID    string
+	Title string
+	Head  []string
+	Rows  [][]string
+	Note  string
 }
 
 var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>

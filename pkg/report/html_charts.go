@@ -42,8 +42,15 @@ var (
 	svgSize   = regexp.MustCompile(`<svg width="[^"]*" height="[^"]*"`)
 )
 
-// renderPlot draws p as an SVG element that scales with the page.
-func renderPlot(p *plot.Plot) (template.HTML, error) {
+// renderPlot draws p as an SVG element that scales with the page. gonum
+// plot panics on data it cannot draw (a zero on a log axis); that becomes
+// an error, so that one odd series costs a chart, not the report.
+func renderPlot(p *plot.Plot) (svg template.HTML, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			svg, err = "", fmt.Errorf("rendering chart: %v", r)
+		}
+	}()
 	sansFonts(p)
 	c := vgsvg.New(chartW, chartH)
 	p.Draw(draw.New(c))
@@ -211,6 +218,8 @@ type lineSeries struct {
 func linesChart(id, title, ylabel, caption, missing string, series []lineSeries) chart {
 	c := chart{ID: id, Title: title, Caption: caption}
 	p := newPlot(title, "time (s)", ylabel)
+	// Before the lines are made: they copy the points scaleY may clamp.
+	scaleY(p, series)
 	n := 0
 	for _, s := range series {
 		if len(s.XY) == 0 {
@@ -234,7 +243,6 @@ func linesChart(id, title, ylabel, caption, missing string, series []lineSeries)
 		return c
 	}
 	p.X.Tick.Marker = plainTicks{}
-	scaleY(p, series)
 	return finish(c, p)
 }
 

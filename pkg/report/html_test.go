@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/plot/plotter"
+
 	"github.com/authbench/authbench/pkg/analyze"
 	"github.com/authbench/authbench/pkg/results"
 	"github.com/authbench/authbench/pkg/store"
@@ -184,5 +186,21 @@ func TestHTMLInputErrors(t *testing.T) {
 	run, tl, hists := cxHTMLRun(t)
 	if err := RunHTML(brokenWriter{}, run, tl, hists...); err == nil {
 		t.Error("write error not returned")
+	}
+}
+
+// TestLinesChartZerosOnLogScale: real timelines have zero-request seconds
+// next to busy ones; a log axis cannot show zero, and gonum panics on it.
+func TestLinesChartZerosOnLogScale(t *testing.T) {
+	series := []lineSeries{
+		{Label: "a", XY: plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 900}, {X: 2, Y: 3}}},
+		{Label: "b", Color: 1, XY: plotter.XYs{{X: 0, Y: 2}, {X: 1, Y: 0}}},
+	}
+	c := linesChart("x", "t", "y", "", "none", series)
+	if c.Missing != "" || !strings.Contains(string(c.SVG), "<svg") {
+		t.Fatalf("chart not rendered: %q", c.Missing)
+	}
+	if !strings.Contains(string(c.SVG), "log scale") {
+		t.Error("a 450x range should use a log axis")
 	}
 }

@@ -25,10 +25,11 @@ type builder struct {
 
 // errAt records a problem with field key of the schema struct s, decoded at
 // path. key "" means s as a whole. Fields that failed to decode are not
-// reported again.
+// reported again, nor is a struct as a whole when one of its fields failed:
+// "no token source" after "token.env: want a string" would be noise.
 func (b *builder) errAt(s any, path, key, format string, args ...any) {
 	p := join(path, key)
-	if b.failed[p] || (key != "" && b.failed[path]) {
+	if b.failed[p] || (key != "" && b.failed[path]) || (key == "" && b.partial[path]) {
 		return
 	}
 	line := 0
@@ -41,6 +42,15 @@ func (b *builder) errAt(s any, path, key, format string, args ...any) {
 	b.errorf(line, p, format, args...)
 }
 
+// missing records that a required field is absent, unless the struct had
+// a key that did not decode: that is most likely the field, misspelt, and
+// already reported.
+func (b *builder) missing(s any, path, key, format string, args ...any) {
+	if !b.partial[path] {
+		b.errAt(s, path, key, format, args...)
+	}
+}
+
 func (b *builder) plan(f *fileSpec) *plan.Plan {
 	p := &plan.Plan{Name: f.Name, Source: b.name}
 	if p.Name == "" {
@@ -49,7 +59,7 @@ func (b *builder) plan(f *fileSpec) *plan.Plan {
 		b.errAt(f, "", "name", "%s", msg)
 	}
 	if len(f.Targets) == 0 {
-		b.errAt(f, "", "targets", "at least one target is required: targets: [{url: https://...}]")
+		b.missing(f, "", "targets", "at least one target is required: targets: [{url: https://...}]")
 	}
 	for i := range f.Targets {
 		p.Targets = append(p.Targets, b.target(&f.Targets[i], fmt.Sprintf("targets[%d]", i)))
@@ -58,6 +68,14 @@ func (b *builder) plan(f *fileSpec) *plan.Plan {
 	p.Client = b.client(&f.Client)
 	p.SLO = b.slo(f.SLO)
 	p.Observe = b.observe(f.Observe)
+	p.Prometheus = b.prometheus(f.Prometheus)
+	p.Capacity = b.capacity(f.Capacity)
+	if f.SampleInterval != nil {
+		if *f.SampleInterval <= 0 {
+			b.errAt(f, "", "sample_interval", "must be positive, got %s", f.SampleInterval.std())
+		}
+		p.SampleInterval = plan.Duration(*f.SampleInterval)
+	}
 	p.Complete()
 	b.uniqueNames(f, p)
 	b.enoughRequests(&f.Load, p.Load)
@@ -113,7 +131,7 @@ func (b *builder) target(t *targetSpec, path string) plan.Target {
 // url checks an absolute http(s) URL. Messages hide a password in it.
 func (b *builder) url(s any, path, key, raw string) {
 	if raw == "" {
-		b.errAt(s, path, key, "required: an absolute http or https URL")
+		b.missing(s, path, key, "required: an absolute http or https URL")
 		return
 	}
 	u, err := url.Parse(raw)
@@ -127,7 +145,14 @@ func (b *builder) url(s any, path, key, raw string) {
 		b.errAt(s, path, key, "want an absolute http or https URL, got %q", u.Redacted())
 	case u.Host == "":
 		b.errAt(s, path, key, "no host in %q", u.Redacted())
+	case hasPassword(u):
+		b.errAt(s, path, key, "%q holds a password, which would be recorded with the run: use a token or a header instead", u.Redacted())
 	}
+}
+
+func hasPassword(u *url.URL) bool {
+	_, ok := u.User.Password()
+	return ok
 }
 
 func (b *builder) body(t *targetSpec, path string) ([]byte, string) {
@@ -163,7 +188,7 @@ func (b *builder) rung(t *targetSpec, r *rungSpec, path string) plan.Rung {
 	pr := plan.Rung{Layer: r.Layer, URL: r.URL, Headers: r.Headers}
 	switch {
 	case r.Layer == "":
-		b.errAt(r, path, "layer", "required: which of the target's layers this reaches")
+		b.missing(r, path, "layer", "required: which of the target's layers this reaches")
 	case len(t.Layers) > 0 && !slices.Contains(t.Layers, r.Layer):
 		msg := fmt.Sprintf("%q is not one of the target's layers [%s]", r.Layer, strings.Join(t.Layers, ", "))
 		if s := suggest(r.Layer, t.Layers); s != "" {

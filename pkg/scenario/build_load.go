@@ -1,8 +1,6 @@
 package scenario
 
 import (
-	"fmt"
-
 	"github.com/authbench/authbench/pkg/plan"
 )
 
@@ -138,53 +136,4 @@ func (b *builder) slo(s *sloSpec) *plan.SLO {
 		return nil
 	}
 	return out
-}
-
-func (b *builder) observe(cs []componentSpec) []plan.Component {
-	var out []plan.Component
-	first := map[string]int{}
-	for i := range cs {
-		c := &cs[i]
-		path := fmt.Sprintf("observe[%d]", i)
-		pc := plan.Component{
-			Name: c.Name, Role: c.Role, Process: c.Process, Cgroup: c.Cgroup,
-			Namespace: c.Namespace, Pod: c.Pod, Container: c.Container,
-		}
-		if c.PID != nil {
-			if *c.PID < 1 {
-				b.errAt(c, path, "pid", "must be a process id, got %d", *c.PID)
-			}
-			pc.PID = *c.PID
-		}
-		if j, dup := first[c.Name]; dup && c.Name != "" {
-			b.errAt(c, path, "name", "%q is also the name of observe[%d]", c.Name, j)
-		} else {
-			first[c.Name] = i
-		}
-		if c.Name == "" {
-			b.errAt(c, path, "name", "required: a label for the component in results")
-		}
-		b.selector(c, path)
-		out = append(out, pc)
-	}
-	return out
-}
-
-// selector checks that a component says exactly how to find it.
-func (b *builder) selector(c *componentSpec, path string) {
-	local := 0
-	for _, set := range []bool{c.PID != nil, c.Process != "", c.Cgroup != ""} {
-		if set {
-			local++
-		}
-	}
-	kube := c.Namespace != "" || c.Pod != "" || c.Container != ""
-	switch {
-	case local > 1:
-		b.errAt(c, path, "", "give only one of pid, process and cgroup")
-	case local == 1 && kube:
-		b.errAt(c, path, "", "give a local process (pid, process or cgroup) or a container (namespace, pod, container), not both")
-	case local == 0 && !kube:
-		b.errAt(c, path, "", "say what to sample: pid, process or cgroup for a local process, or namespace, pod and container for Prometheus")
-	}
 }

@@ -20,7 +20,7 @@ func (b *builder) oidc(o *oidcSpec, path string) *auth.OIDC {
 	out.CACert = b.file(o, path, "cacert", o.CACert)
 	switch {
 	case o.Issuer == "" && o.TokenURL == "":
-		b.errAt(o, path, "issuer", "required (or token_url): the provider's issuer URL, such as https://127.0.0.1:8443/realms/NAME")
+		b.missing(o, path, "issuer", "required (or token_url): the provider's issuer URL, such as https://127.0.0.1:8443/realms/NAME")
 	case o.Issuer != "":
 		b.url(o, path, "issuer", o.Issuer)
 	}
@@ -28,7 +28,7 @@ func (b *builder) oidc(o *oidcSpec, path string) *auth.OIDC {
 		b.url(o, path, "token_url", o.TokenURL)
 	}
 	if o.ClientID == "" {
-		b.errAt(o, path, "client_id", "required")
+		b.missing(o, path, "client_id", "required")
 	}
 	b.envVar(o, path, "client_secret_env", o.ClientSecretEnv)
 	b.envVar(o, path, "password_env", o.PasswordEnv)
@@ -45,7 +45,7 @@ func (b *builder) oidc(o *oidcSpec, path string) *auth.OIDC {
 		}
 	}
 	if len(out.Scopes) == 0 {
-		out.Scopes = auth.DefaultScopes
+		out.Scopes = []string{auth.DefaultScope}
 	}
 	if o.RefreshBefore != nil {
 		if *o.RefreshBefore < 0 {
@@ -69,10 +69,10 @@ func (b *builder) grant(o *oidcSpec, path string) string {
 	switch grant {
 	case auth.GrantPassword:
 		if o.Username == "" {
-			b.errAt(o, path, "username", "required by the password grant")
+			b.missing(o, path, "username", "required by the password grant")
 		}
 		if o.PasswordEnv == "" && o.PasswordFile == "" {
-			b.errAt(o, path, "password_env", "the password grant needs password_env or password_file")
+			b.missing(o, path, "password_env", "the password grant needs password_env or password_file")
 		}
 	case auth.GrantClientCredentials:
 		for _, k := range []struct{ key, v string }{{"username", o.Username}, {"password_env", o.PasswordEnv}, {"password_file", o.PasswordFile}} {
@@ -81,7 +81,7 @@ func (b *builder) grant(o *oidcSpec, path string) string {
 			}
 		}
 		if o.ClientSecretEnv == "" && o.ClientSecretFile == "" {
-			b.errAt(o, path, "client_secret_env", "the client_credentials grant needs client_secret_env or client_secret_file")
+			b.missing(o, path, "client_secret_env", "the client_credentials grant needs client_secret_env or client_secret_file")
 		}
 	default:
 		msg := `want "password" or "client_credentials", got %q`

@@ -28,8 +28,10 @@ type decoder struct {
 	full   bool            // maxErrors reached; later problems are dropped
 	pos    map[any]*mapPos // schema struct pointer -> where it was
 	failed map[string]bool // field paths that did not decode
-	steps  int             // decode steps taken, against maxSteps
-	nerr   int             // problems met, including dropped ones
+	// partial marks struct paths with a field that did not decode.
+	partial map[string]bool
+	steps   int // decode steps taken, against maxSteps
+	nerr    int // problems met, including dropped ones
 }
 
 // mapPos is where a schema struct came from.
@@ -56,7 +58,7 @@ type typeHinter interface {
 }
 
 func newDecoder(file string) *decoder {
-	return &decoder{file: file, pos: map[any]*mapPos{}, failed: map[string]bool{}}
+	return &decoder{file: file, pos: map[any]*mapPos{}, failed: map[string]bool{}, partial: map[string]bool{}}
 }
 
 // errorf records a problem at a line and field path.
@@ -172,10 +174,11 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string, line int) {
 		p := reflect.New(v.Type().Elem())
 		before := d.nerr
 		d.decode(n, p.Elem(), path, line)
-		if d.nerr == before {
-			v.Set(p)
-		} else {
-			d.failed[path] = true // stays absent, so that it is not checked again
+		switch {
+		case d.nerr == before || p.Elem().Kind() == reflect.Struct:
+			v.Set(p) // a section with a bad field still has its other fields checked
+		default:
+			d.failed[path] = true // a bad value stays absent, so it is not checked again
 		}
 	case reflect.Struct:
 		d.decodeStruct(n, v, path, line)
@@ -234,6 +237,12 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string, line 
 	info := infoOf(v.Type())
 	pos := &mapPos{line: line, keys: map[string]*yaml.Node{}}
 	d.pos[v.Addr().Interface()] = pos
+	before := d.nerr
+	defer func() {
+		if d.nerr != before {
+			d.partial[path] = true
+		}
+	}()
 	for _, kv := range d.pairs(n, path, 0) {
 		name := kv.key.Value
 		fpath := join(path, name)

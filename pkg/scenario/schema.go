@@ -22,6 +22,14 @@ type fileSpec struct {
 	SLO *sloSpec `yaml:"slo"`
 	// Observe lists the components to sample during the load. Default: none.
 	Observe []componentSpec `yaml:"observe"`
+	// SampleInterval is how often local components are read, > 0.
+	// Default 1s.
+	SampleInterval *duration `yaml:"sample_interval"`
+	// Prometheus samples the Kubernetes containers among observe through a
+	// Prometheus HTTP API. Default: none (local sampling only).
+	Prometheus *prometheusSpec `yaml:"prometheus"`
+	// Capacity sizes replicas for a planned throughput. Default: none.
+	Capacity *capacitySpec `yaml:"capacity"`
 }
 
 // targetSpec is one endpoint.
@@ -187,4 +195,44 @@ type componentSpec struct {
 	Namespace string `yaml:"namespace"`
 	Pod       string `yaml:"pod"`
 	Container string `yaml:"container"`
+}
+
+// prometheusSpec says where and how to query container metrics.
+type prometheusSpec struct {
+	// URL is the server's base URL, e.g. https://thanos-querier.example:9091.
+	// Required.
+	URL string `yaml:"url"`
+	// Token authenticates to it, e.g. {command: "oc whoami -t"}. Default: none.
+	Token *tokenSpec `yaml:"token"`
+	// Insecure skips TLS verification. Default false.
+	Insecure bool `yaml:"insecure"`
+	// Step is the range-query resolution, > 0. Default 1s.
+	Step *duration `yaml:"step"`
+	// RateInterval fills {{.rateInterval}} in queries, as a Prometheus
+	// duration ("1m", "2m30s", "1d"). Default "1m".
+	RateInterval string `yaml:"rate_interval"`
+	// Settle waits this long after a window before querying it. Default 0.
+	Settle *duration `yaml:"settle"`
+	// Profile lists the queries, as in a kube-burner metrics profile.
+	// Default: the Kubernetes container profile.
+	Profile []metricSpec `yaml:"profile"`
+}
+
+// metricSpec is one query of a metrics profile. The key metricName is
+// spelt as in kube-burner, so that its profiles can be pasted in.
+type metricSpec struct {
+	// Query is PromQL templated with {{.namespace}}, {{.pod}},
+	// {{.container}} and {{.rateInterval}}. Required.
+	Query string `yaml:"query"`
+	// MetricName says what the query measures. Required.
+	MetricName string `yaml:"metricName"`
+}
+
+// capacitySpec is a planned production load to size replicas for.
+type capacitySpec struct {
+	// TargetRPS is the throughput to serve, > 0. Required.
+	TargetRPS *float64 `yaml:"target_rps"`
+	// Utilization is the share of a replica's measured throughput to plan
+	// on: 0.7 or "70%", in (0, 1]. Default 0.7.
+	Utilization *fraction `yaml:"utilization"`
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 )
 
@@ -19,8 +20,16 @@ type command struct {
 	args []string
 }
 
+// String is the command as a shell would take it, for logs and errors.
 func (c command) String() string {
-	return strings.Join(append([]string{c.name}, c.args...), " ")
+	words := []string{c.name}
+	for _, a := range c.args {
+		if a == "" || strings.ContainsAny(a, " \t\"'$") {
+			a = strconv.Quote(a)
+		}
+		words = append(words, a)
+	}
+	return strings.Join(words, " ")
 }
 
 // run executes c, appending "$ command" and its output to log.

@@ -115,8 +115,15 @@ func Install(ctx context.Context, o Options) (*Report, error) {
 	p := &progress{w: o.Out, total: len(steps), every: o.Heartbeat}
 	p.printf("authbench lab install: %s, cache %s", plural(len(steps), "step"), o.CacheDir)
 	rep := &Report{CacheDir: o.CacheDir, Steps: make([]StepReport, len(steps))}
+	// Probing is fast, so every step is probed first and in order: a warm
+	// run prints its lines in order and starts nothing.
 	var system, builds []int
 	for i, s := range steps {
+		sl := stepLog{p: p, index: i + 1, label: s.label()}
+		var done bool
+		if rep.Steps[i], done = in.probe(ctx, sl, s); done {
+			continue
+		}
 		if s.system {
 			system = append(system, i)
 		} else {
@@ -131,7 +138,8 @@ func Install(ctx context.Context, o Options) (*Report, error) {
 		go func() {
 			defer wg.Done()
 			for _, i := range lane {
-				rep.Steps[i] = in.run(ctx, stepLog{p: p, index: i + 1, label: steps[i].label()}, steps[i])
+				sl := stepLog{p: p, index: i + 1, label: steps[i].label()}
+				rep.Steps[i] = in.run(ctx, sl, steps[i], rep.Steps[i].Detail)
 			}
 		}()
 	}
@@ -197,32 +205,42 @@ func selectSteps(all []step, o Options) ([]step, error) {
 	return out, nil
 }
 
-// run probes a step, installs it when needed under a lock shared with other
-// authbench processes, and reports the outcome.
-func (in *installer) run(ctx context.Context, sl stepLog, s step) StepReport {
+// probe reports a step that is done (cached), failed to probe, or skipped
+// under SkipApt; otherwise done is false and Detail says why work is needed.
+func (in *installer) probe(ctx context.Context, sl stepLog, s step) (r StepReport, done bool) {
+	start := time.Now()
+	r = StepReport{Name: s.name, Version: s.version}
+	path, ok, why, err := s.probe(ctx)
+	r.Elapsed = time.Since(start)
+	switch {
+	case err != nil:
+		sl.line("FAILED: %v", err)
+		r.Status, r.Err = StatusFailed, fmt.Errorf("step %s: %w", s.label(), err)
+	case ok:
+		sl.line("cached (%s)", path)
+		r.Status, r.Path = StatusCached, path
+	case s.system && in.opts.SkipApt && strings.HasPrefix(why, "missing packages"):
+		sl.line("skipped, %s (SkipApt)", why)
+		r.Status, r.Detail = StatusSkipped, why
+	default:
+		r.Detail = why
+		return r, false
+	}
+	return r, true
+}
+
+// run installs a step that probe found missing (why says how), under a
+// lock shared with other authbench processes.
+func (in *installer) run(ctx context.Context, sl stepLog, s step, why string) StepReport {
 	start := time.Now()
 	r := StepReport{Name: s.name, Version: s.version}
 	finish := func(st Status, path string, err error) StepReport {
 		r.Status, r.Path, r.Elapsed, r.Err = st, path, time.Since(start), err
 		return r
 	}
-	path, done, why, err := s.probe(ctx)
-	if err == nil && done {
-		sl.line("cached (%s)", path)
-		return finish(StatusCached, path, nil)
-	}
-	if err != nil {
-		sl.line("FAILED: %v", err)
-		return finish(StatusFailed, "", fmt.Errorf("step %s: %w", s.name, err))
-	}
-	if s.system && in.opts.SkipApt && strings.HasPrefix(why, "missing packages") {
-		r.Detail = why
-		sl.line("skipped, %s (SkipApt)", why)
-		return finish(StatusSkipped, "", nil)
-	}
 	unlock, err := lockStep(ctx, in.cache, s.name, func() { sl.line("waiting for another authbench install of %s", s.name) })
 	if err != nil {
-		return finish(StatusFailed, "", fmt.Errorf("step %s: %w", s.name, err))
+		return finish(StatusFailed, "", fmt.Errorf("step %s: %w", s.label(), err))
 	}
 	defer unlock()
 	// Another process may have finished the step while this one waited.

@@ -144,7 +144,7 @@ func TestFailedStepNamesStepLogAndFix(t *testing.T) {
 		fmt.Fprintln(log, "compile: undefined: foo")
 		return "", errors.New("go build: exit status 1")
 	})
-	r := in.run(context.Background(), stepLog{p: p, index: 1, label: s.label()}, s)
+	r := in.run(context.Background(), stepLog{p: p, index: 1, label: s.label()}, s, "not installed")
 	if r.Status != StatusFailed || r.Err == nil {
 		t.Fatalf("report %+v, want failed", r)
 	}
@@ -164,7 +164,7 @@ func TestInstalledStepPrintsDuration(t *testing.T) {
 	in := &installer{cache: cache, opts: withDefaults(Options{CacheDir: cache, Out: &out})}
 	p := &progress{w: &out, total: 2}
 	s := fakeStep(func(context.Context, stepLog, io.Writer) (string, error) { return "/x/bin/fake", nil })
-	r := in.run(context.Background(), stepLog{p: p, index: 2, label: s.label()}, s)
+	r := in.run(context.Background(), stepLog{p: p, index: 2, label: s.label()}, s, "not installed")
 	if r.Status != StatusInstalled || r.Path != "/x/bin/fake" {
 		t.Fatalf("report %+v, want installed at /x/bin/fake", r)
 	}
@@ -227,5 +227,20 @@ func TestRoundDur(t *testing.T) {
 		if got := roundDur(tc.in).String(); got != tc.want {
 			t.Errorf("roundDur(%v) = %s, want %s", tc.in, got, tc.want)
 		}
+	}
+}
+
+func TestProbeSkipAptReportsMissing(t *testing.T) {
+	var out bytes.Buffer
+	in := &installer{opts: withDefaults(Options{SkipApt: true, Out: &out})}
+	s := step{name: "apt", system: true, probe: func(context.Context) (string, bool, string, error) {
+		return "", false, "missing packages wrk", nil
+	}}
+	r, done := in.probe(context.Background(), stepLog{p: &progress{w: &out, total: 1}, index: 1, label: "apt"}, s)
+	if !done || r.Status != StatusSkipped || r.Detail != "missing packages wrk" {
+		t.Errorf("probe = %+v, done %v; want skipped naming wrk", r, done)
+	}
+	if !strings.Contains(out.String(), "[1/1] apt: skipped, missing packages wrk (SkipApt)") {
+		t.Errorf("output: %s", out.String())
 	}
 }

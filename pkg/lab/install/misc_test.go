@@ -154,3 +154,10 @@ func TestLogTail(t *testing.T) {
 		t.Errorf("logTail = %q, want %q", got, want)
 	}
 }
+
+func TestCommandString(t *testing.T) {
+	c := command{name: "go", args: []string{"build", "-ldflags", "-s -w", "-o", "x", ""}}
+	if got, want := c.String(), `go build -ldflags "-s -w" -o x ""`; got != want {
+		t.Errorf("String() = %s, want %s", got, want)
+	}
+}

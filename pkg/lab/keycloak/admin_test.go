@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"io"
+	"log"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -95,7 +96,10 @@ func (f *fakeKeycloak) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // trusting the server's certificate.
 func startFake(t *testing.T, f *fakeKeycloak) Config {
 	t.Helper()
-	srv := httptest.NewTLSServer(f)
+	srv := httptest.NewUnstartedServer(f)
+	// Handshakes refused on purpose would otherwise be logged.
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
+	srv.StartTLS()
 	t.Cleanup(srv.Close)
 	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
 	ca := filepath.Join(t.TempDir(), "ca.pem")
@@ -114,24 +118,24 @@ func TestConfigure(t *testing.T) {
 	token := "POST /realms/master/protocol/openid-connect/token"
 	for _, tc := range []struct {
 		name     string
-		fake     fakeKeycloak
+		fake     *fakeKeycloak
 		requests []string
 		err      string // substring; "" means success
 	}{
-		{"new realm", fakeKeycloak{},
+		{"new realm", &fakeKeycloak{},
 			[]string{token, "GET /admin/realms/authbench", "POST /admin/realms"}, ""},
-		{"realm up to date", fakeKeycloak{realmHash: want},
+		{"realm up to date", &fakeKeycloak{realmHash: want},
 			[]string{token, "GET /admin/realms/authbench"}, ""},
-		{"realm outdated", fakeKeycloak{realmHash: "old"},
+		{"realm outdated", &fakeKeycloak{realmHash: "old"},
 			[]string{token, "GET /admin/realms/authbench", "DELETE /admin/realms/authbench", "POST /admin/realms"}, ""},
-		{"admin login refused", fakeKeycloak{loginFails: true}, []string{token},
+		{"admin login refused", &fakeKeycloak{loginFails: true}, []string{token},
 			"getting keycloak admin token for admin: POST https://127.0.0.1:"},
-		{"create fails", fakeKeycloak{createCode: http.StatusConflict},
+		{"create fails", &fakeKeycloak{createCode: http.StatusConflict},
 			[]string{token, "GET /admin/realms/authbench", "POST /admin/realms"},
 			"creating keycloak realm authbench: POST https://127.0.0.1:"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := &tc.fake
+			f := tc.fake
 			c := startFake(t, f)
 			err := Configure(context.Background(), c)
 			switch {
@@ -192,15 +196,15 @@ func TestConfigureRejectsInvalidConfig(t *testing.T) {
 func TestReady(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		fake fakeKeycloak
+		fake *fakeKeycloak
 		err  string
 	}{
-		{"ready", fakeKeycloak{}, ""},
-		{"starting", fakeKeycloak{readyAfter: 1}, "HTTP 503"},
-		{"wrong hostname", fakeKeycloak{issuer: "https://localhost:8443/realms/master"}, `issuer is "https://localhost:8443/realms/master"`},
+		{"ready", &fakeKeycloak{}, ""},
+		{"starting", &fakeKeycloak{readyAfter: 1}, "HTTP 503"},
+		{"wrong hostname", &fakeKeycloak{issuer: "https://localhost:8443/realms/master"}, `issuer is "https://localhost:8443/realms/master"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := Ready(context.Background(), startFake(t, &tc.fake))
+			err := Ready(context.Background(), startFake(t, tc.fake))
 			if tc.err == "" && err != nil {
 				t.Fatalf("Ready() = %v", err)
 			}
@@ -248,7 +252,7 @@ func TestWaitReady(t *testing.T) {
 
 	f = &fakeKeycloak{readyAfter: 1 << 30}
 	c = startFake(t, f)
-	ctx, cancel = context.WithTimeout(context.Background(), 100*time.Millisecond)
+	ctx, cancel = context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	err := WaitReady(ctx, c, 10*time.Millisecond)
 	if err == nil || !strings.Contains(err.Error(), "context deadline exceeded") || !strings.Contains(err.Error(), "HTTP 503") {

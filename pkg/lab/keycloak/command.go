@@ -40,25 +40,35 @@ func (c Config) javaProperties() []string {
 
 // options are Keycloak's command-line options for `start`.
 func (c Config) options() []string {
-	return []string{
-		// db is a build option; dev-file is the distribution's default,
-		// stated so that a start never triggers a rebuild for it.
-		"--db=dev-file",
-		"--db-url=" + c.jdbcURL(),
+	return append(buildOptions(),
+		"--db-url="+c.jdbcURL(),
 		"--http-enabled=false",
 		"--http-host=127.0.0.1",
 		fmt.Sprintf("--https-port=%d", c.HTTPSPort),
-		"--https-certificate-file=" + c.CertFile,
-		"--https-certificate-key-file=" + c.KeyFile,
+		"--https-certificate-file="+c.CertFile,
+		"--https-certificate-key-file="+c.KeyFile,
 		// A fixed hostname makes iss and every discovered URL
 		// https://127.0.0.1:PORT whatever Host header a client sends.
-		"--hostname=" + BaseURL(c),
+		"--hostname="+BaseURL(c),
 		"--cache=local",
-		"--health-enabled=false",
-		"--metrics-enabled=false",
 		"--log=console",
 		"--log-console-color=false",
-	}
+	)
+}
+
+// buildOptions are the build-time options, given identically to `build` and
+// `start`: Keycloak rebuilds when a start names build options the last build
+// did not, even at their default values. Health and metrics stay off (their
+// default), so there is no management interface.
+func buildOptions() []string { return []string{"--db=dev-file"} }
+
+// BuildCommand runs Keycloak's build step into Home/lib/quarkus with the
+// options Command uses, so that the lab's first start skips it (~1 min of
+// CPU). `authbench lab install` may run it after unpacking; Command works
+// without it. Only Home and Java are read from c.
+func BuildCommand(c Config) (path string, args []string, env []string) {
+	c = c.WithDefaults()
+	return filepath.Join(c.Home, "bin", "kc.sh"), append([]string{"build"}, buildOptions()...), c.javaEnviron(os.Environ())
 }
 
 // jdbcURL puts the H2 database in DataDir, with the settings Keycloak adds to
@@ -68,10 +78,19 @@ func (c Config) jdbcURL() string {
 		";NON_KEYWORDS=VALUE;DB_CLOSE_ON_EXIT=FALSE;DB_CLOSE_DELAY=0"
 }
 
-// environ returns base without variables that would change Keycloak's
-// configuration behind the command line's back, plus Keycloak's own.
-// The admin password goes in the environment, not in args that ps shows.
+// environ is javaEnviron plus the bootstrap admin. The admin password goes
+// in the environment, not in args that ps shows.
 func (c Config) environ(base []string) []string {
+	return append(c.javaEnviron(base),
+		"KC_BOOTSTRAP_ADMIN_USERNAME="+c.AdminUser,
+		"KC_BOOTSTRAP_ADMIN_PASSWORD="+c.AdminPassword,
+	)
+}
+
+// javaEnviron returns base without the variables that would change
+// Keycloak's configuration behind the command line's back (KC_*, JAVA_OPTS*,
+// DEBUG, ...), plus the java to use.
+func (c Config) javaEnviron(base []string) []string {
 	env := make([]string, 0, len(base)+4)
 	for _, kv := range base {
 		name, _, _ := strings.Cut(kv, "=")
@@ -88,8 +107,5 @@ func (c Config) environ(base []string) []string {
 			env = append(env, "JAVA="+c.Java)
 		}
 	}
-	return append(env,
-		"KC_BOOTSTRAP_ADMIN_USERNAME="+c.AdminUser,
-		"KC_BOOTSTRAP_ADMIN_PASSWORD="+c.AdminPassword,
-	)
+	return env
 }

@@ -20,7 +20,7 @@ func TestCommandListensOnlyOnLoopbackHTTPS(t *testing.T) {
 	_, args, _ := labConfig().Command()
 	for _, want := range []string{
 		"--http-enabled=false", "--http-host=127.0.0.1", "--https-port=18443",
-		"--cache=local", "--health-enabled=false", "--metrics-enabled=false",
+		"--cache=local",
 		"--hostname=https://127.0.0.1:18443",
 		"-DCoreEnvironmentBean.processImplementationClassName=com.arjuna.ats.internal.arjuna.utils.UuidProcessId",
 	} {
@@ -29,6 +29,10 @@ func TestCommandListensOnlyOnLoopbackHTTPS(t *testing.T) {
 		}
 	}
 	for _, a := range args {
+		// Health and metrics (off by default) would open the management interface.
+		if strings.HasPrefix(a, "--health") || strings.HasPrefix(a, "--metrics") || strings.HasPrefix(a, "--http-management") {
+			t.Errorf("arg %q touches the management interface", a)
+		}
 		if strings.Contains(a, "admin-pw") || strings.Contains(a, "client-secret") {
 			t.Errorf("arg %q holds a secret; secrets go in the environment", a)
 		}
@@ -58,5 +62,28 @@ func TestEnviron(t *testing.T) {
 				t.Errorf("environ =\n%q\nwant\n%q", got, tc.want)
 			}
 		})
+	}
+}
+
+func TestBuildCommandMatchesStart(t *testing.T) {
+	path, args, env := BuildCommand(Config{Home: "/kc", Java: "/opt/jdk/bin/java"})
+	if path != "/kc/bin/kc.sh" || len(args) == 0 || args[0] != "build" {
+		t.Fatalf("BuildCommand = %s %q, want /kc/bin/kc.sh build ...", path, args)
+	}
+	_, startArgs, _ := labConfig().Command()
+	// Keycloak rebuilds at start when the build options differ from the
+	// last build's, so every build option must be given to start as well.
+	for _, a := range args[1:] {
+		if !slices.Contains(startArgs, a) {
+			t.Errorf("build option %q is not given to start", a)
+		}
+	}
+	if !slices.Contains(env, "JAVA=/opt/jdk/bin/java") {
+		t.Errorf("BuildCommand env lacks JAVA=/opt/jdk/bin/java")
+	}
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "KC_BOOTSTRAP_ADMIN") {
+			t.Errorf("BuildCommand env holds %s", strings.SplitN(kv, "=", 2)[0])
+		}
 	}
 }

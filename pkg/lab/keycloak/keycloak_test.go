@@ -150,7 +150,7 @@ func TestConfigHash(t *testing.T) {
 		same   bool
 	}{
 		{"same config", func(*Config) {}, true},
-		{"defaults spelled out", func(c *Config) { c.Realm, c.AccessTokenLifespan = "authbench", 5 * time.Minute }, true},
+		{"defaults spelled out", func(c *Config) { c.Realm, c.AccessTokenLifespan = "authbench", 5*time.Minute }, true},
 		{"port is not in the realm", func(c *Config) { c.HTTPSPort = 9443 }, true},
 		{"lifespan", func(c *Config) { c.AccessTokenLifespan = time.Minute }, false},
 		{"password", func(c *Config) { c.Users[0].Password = "other" }, false},

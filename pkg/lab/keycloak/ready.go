@@ -48,6 +48,7 @@ func WaitReady(ctx context.Context, c Config, interval time.Duration) error {
 	defer hc.CloseIdleConnections()
 	t := time.NewTicker(interval)
 	defer t.Stop()
+	var last error
 	for {
 		// One attempt must not eat the whole wait if a connection hangs.
 		actx, cancel := context.WithTimeout(ctx, 10*time.Second)
@@ -56,9 +57,13 @@ func WaitReady(ctx context.Context, c Config, interval time.Duration) error {
 		if err == nil {
 			return nil
 		}
+		// An attempt cut short by ctx says less than the one before it.
+		if ctx.Err() == nil || last == nil {
+			last = err
+		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("waiting for keycloak: %w (last: %v)", ctx.Err(), err)
+			return fmt.Errorf("waiting for keycloak: %w (last: %v)", ctx.Err(), last)
 		case <-t.C:
 		}
 	}

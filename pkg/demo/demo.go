@@ -1,0 +1,170 @@
+// Package demo is `make demo`: it starts the lab's two stacks, runs the
+// same load against each, writes each stack's summary and a comparison,
+// prints a short verdict, and stops the lab it started.
+package demo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"time"
+
+	"github.com/authbench/authbench/pkg/analyze"
+	"github.com/authbench/authbench/pkg/lab"
+	"github.com/authbench/authbench/pkg/plan"
+	"github.com/authbench/authbench/pkg/runner"
+	"github.com/authbench/authbench/pkg/scenario"
+)
+
+// Options configure the demo. Zero values take the defaults noted.
+type Options struct {
+	// Requests per iteration. Default 2000.
+	Requests int64
+	// Concurrency. Default 50.
+	Concurrency int
+	// Iterations. Default 3.
+	Iterations int
+	// Rate, when positive, runs the open loop at that total rate instead.
+	Rate float64
+	// LabDir is the lab directory. Default lab.DefaultDir(). A lab already
+	// running there is used as it is and left running.
+	LabDir string
+	// Limits are applied when the demo starts the lab (e.g. oauth2-proxy=50m).
+	Limits []lab.Limit
+	// Keep leaves a lab the demo started running afterwards.
+	Keep bool
+	// Out is the runs directory. Default "runs".
+	Out string
+	// Version is recorded in run.json.
+	Version string
+	// Stdout receives the verdict; Log receives progress. Defaults discard.
+	Stdout, Log io.Writer
+}
+
+// Outcome is what the demo produced.
+type Outcome struct {
+	Runs       []*runner.Outcome
+	Comparison *analyze.Comparison
+	// CompareFile is the Markdown comparison's path.
+	CompareFile string
+}
+
+func (o *Options) complete() {
+	if o.Requests == 0 {
+		o.Requests = lab.ScenarioRequests
+	}
+	if o.Concurrency == 0 {
+		o.Concurrency = lab.ScenarioConcurrency
+	}
+	if o.Iterations == 0 {
+		o.Iterations = lab.ScenarioIterations
+	}
+	if o.LabDir == "" {
+		o.LabDir = lab.DefaultDir()
+	}
+	if o.Out == "" {
+		o.Out = "runs"
+	}
+	if o.Stdout == nil {
+		o.Stdout = io.Discard
+	}
+	if o.Log == nil {
+		o.Log = io.Discard
+	}
+}
+
+// Run runs the demo. Runs completed before an interruption are kept.
+func Run(ctx context.Context, o Options) (*Outcome, error) {
+	o.complete()
+	stop, err := ensureLab(ctx, &o)
+	if err != nil {
+		return nil, err
+	}
+	defer stop()
+	p, err := labPlan(o)
+	if err != nil {
+		return nil, err
+	}
+	out := &Outcome{}
+	for _, t := range p.Targets {
+		r, err := runTarget(ctx, o, p, t)
+		if r != nil {
+			out.Runs = append(out.Runs, r)
+		}
+		if err != nil {
+			return out, err
+		}
+	}
+	if err := compare(o, out); err != nil {
+		return out, err
+	}
+	return out, verdict(o.Stdout, out)
+}
+
+// ensureLab starts the lab unless one is running, and returns how to stop
+// what it started.
+func ensureLab(ctx context.Context, o *Options) (stop func(), err error) {
+	if _, err := lab.Components(o.LabDir); err == nil {
+		fmt.Fprintf(o.Log, "==> using the lab already running in %s\n", o.LabDir)
+		return func() {}, nil
+	}
+	fmt.Fprintf(o.Log, "==> starting the lab (2x and 3x stacks) in %s\n", o.LabDir)
+	start := time.Now()
+	cfg := lab.Config{Stacks: []string{lab.Stack2x, lab.Stack3x}, Limits: o.Limits}
+	if _, err := lab.Up(ctx, lab.UpOptions{Dir: o.LabDir, Config: cfg, Out: o.Log}); err != nil {
+		return nil, fmt.Errorf("starting the lab: %w", err)
+	}
+	fmt.Fprintf(o.Log, "==> lab ready in %.1fs\n", time.Since(start).Seconds())
+	if o.Keep {
+		return func() {}, nil
+	}
+	return func() {
+		fmt.Fprintln(o.Log, "==> stopping the lab")
+		if err := lab.Down(context.WithoutCancel(ctx), o.LabDir, o.Log); err != nil {
+			fmt.Fprintf(o.Log, "warning: stopping the lab: %v\n", err)
+		}
+	}, nil
+}
+
+// labPlan turns the running lab's scenario into the demo's plan.
+func labPlan(o Options) (*plan.Plan, error) {
+	y, err := lab.Scenario(o.LabDir)
+	if err != nil {
+		return nil, fmt.Errorf("reading the lab's scenario: %w", err)
+	}
+	p, err := scenario.Parse(filepath.Join(o.LabDir, "scenario.yaml"), y)
+	if err != nil {
+		return nil, fmt.Errorf("parsing the lab's scenario: %w", err)
+	}
+	p.Load.Requests, p.Load.Concurrency, p.Load.Iterations = o.Requests, o.Concurrency, o.Iterations
+	p.Load.Rate = o.Rate
+	if o.Rate > 0 {
+		p.Load.Duration = 0
+	}
+	return p, nil
+}
+
+// runTarget benchmarks one stack as its own run, sampling the lab.
+func runTarget(ctx context.Context, o Options, p *plan.Plan, t plan.Target) (*runner.Outcome, error) {
+	one := *p
+	one.Name = "demo-" + t.Name
+	one.Targets = []plan.Target{t}
+	comps, rec, err := runner.LabComponents(o.LabDir, &one, true)
+	if err != nil {
+		return nil, err
+	}
+	mon, err := runner.NewMonitor(ctx, &one, comps)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(o.Log, "==> %s: %d iterations x %d requests at concurrency %d\n",
+		t.Name, o.Iterations, o.Requests, o.Concurrency)
+	r, err := runner.Run(ctx, runner.Options{Plan: &one, Out: o.Out, Version: o.Version,
+		Log: o.Log, Monitor: mon, Lab: rec, CommandLine: []string{"authbench", "demo"}})
+	if err != nil && !errors.Is(err, runner.ErrInterrupted) {
+		return r, fmt.Errorf("benchmarking %s: %w", t.Name, err)
+	}
+	return r, err
+}

@@ -1,0 +1,41 @@
+package runner
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/authbench/authbench/pkg/analyze"
+	"github.com/authbench/authbench/pkg/report"
+	"github.com/authbench/authbench/pkg/results"
+	"github.com/authbench/authbench/pkg/store"
+)
+
+// Save writes a run that was not measured here (an import) as a run
+// directory that report, compare and history treat like any other: it is
+// diagnosed, summarised and indexed. It returns the directory.
+func Save(out string, run *results.Run) (string, error) {
+	at := run.Start
+	if at.IsZero() {
+		at = time.Now()
+	}
+	dir, err := store.NewRunDir(out, run.Name, at)
+	if err != nil {
+		return "", err
+	}
+	run.Findings = analyze.Diagnose(run, nil)
+	run.SLO = analyze.EvaluateSLO(&run.Plan, run.Results)
+	run.Files = []string{results.RunFile, results.SummaryFile}
+	var md bytes.Buffer
+	if err := report.Summary(&md, run); err != nil {
+		return dir, fmt.Errorf("rendering summary: %w", err)
+	}
+	if err := store.WriteFile(filepath.Join(dir, results.SummaryFile), md.Bytes()); err != nil {
+		return dir, err
+	}
+	if err := store.Write(dir, run); err != nil {
+		return dir, err
+	}
+	return dir, store.Index(out, dir, run)
+}
