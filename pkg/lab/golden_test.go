@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/authbench/authbench/pkg/lab/install"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -19,19 +21,27 @@ const goldenDir = "/LAB"
 // fakeTools makes tool lookups deterministic for golden files.
 func fakeTools(t *testing.T) {
 	t.Helper()
-	oldTool, oldProg, oldVer := lookupTool, lookupProgram, programVersion
-	t.Cleanup(func() { lookupTool, lookupProgram, programVersion = oldTool, oldProg, oldVer })
-	versions := map[string]string{"http-echo": VersionHTTPEcho, "oauth2-proxy": VersionOAuth2Proxy,
-		"kube-rbac-proxy": VersionKubeRBACProxy, "kube-apiserver": VersionKubeAPIServer, "keycloak": "26.7.3"}
+	oldTool, oldVer := lookupTool, toolVersion
+	t.Cleanup(func() { lookupTool, toolVersion = oldTool, oldVer })
+	versions := map[string]string{"http-echo": install.HTTPEchoVersion, "oauth2-proxy": install.OAuth2ProxyVersion,
+		"kube-rbac-proxy": install.KubeRBACProxyVersion, "kube-apiserver": install.KubeAPIServerVersion,
+		"keycloak": install.KeycloakVersion}
 	lookupTool = func(name string) (string, error) {
-		bin := name
-		if name == "keycloak" {
-			bin = "kc.sh"
+		v, pinned := versions[name]
+		switch {
+		case name == "keycloak":
+			return "/TOOLS/keycloak-" + v + "/bin/kc.sh", nil
+		case pinned:
+			return fmt.Sprintf("/TOOLS/%s-%s/bin/%s", name, v, name), nil
 		}
-		return fmt.Sprintf("/TOOLS/%s-%s/bin/%s", name, versions[name], bin), nil
+		return "/usr/sbin/" + name, nil
 	}
-	lookupProgram = func(name, _ string) (string, error) { return "/usr/sbin/" + name, nil }
-	programVersion = func(string, ...string) string { return "9.9.9" }
+	toolVersion = func(name, path string) string {
+		if v := versionFromToolPath(name, path); v != "" {
+			return v
+		}
+		return "9.9.9"
+	}
 }
 
 // goldenBuilder is a builder with fixed dir and ports, as a lab with both

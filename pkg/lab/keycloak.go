@@ -57,7 +57,7 @@ func (b *builder) keycloak() (*spec, error) {
 	path, args, _ := cfg.Command()
 	s := &spec{
 		ComponentInfo: ComponentInfo{Name: CompKeycloak, Stack: Stack3x, Role: "oidc-provider",
-			Program: "keycloak", Version: versionFromToolPath("keycloak", kcsh), URL: b.issuerURL()},
+			Program: "keycloak", Version: toolVersion("keycloak", kcsh), URL: b.issuerURL()},
 		argv:  append([]string{path}, args...),
 		ports: []string{CompKeycloak},
 	}

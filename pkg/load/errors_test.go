@@ -75,8 +75,8 @@ func TestErrorClasses(t *testing.T) {
 				if _, errs, _ := sumSeries(m.Series()); errs != 6 {
 					t.Errorf("timeline has %d errors, want 6", errs)
 				}
-				if m.Histogram().TotalCount() != 0 || r.Latency.P50 != 0 || r.SuccessRate != 0 || r.ThroughputRPS != 0 {
-					t.Errorf("failed requests leaked into latency or throughput: %+v", r)
+				if m.Histogram().TotalCount() != 0 || r.Latency.P50 != 0 || r.SuccessRate != 0 || r.GoodputRPS != 0 || r.ThroughputRPS <= 0 {
+					t.Errorf("failed requests leaked into latency or goodput, or were not counted in throughput: %+v", r)
 				}
 			})
 		}

@@ -56,8 +56,9 @@ func (m *Metrics) fill(at *attack, c *collector, end int64) {
 //
 //   - Requests counts completed requests, answered or failed; Successes
 //     those answered with HTTP < 400.
-//   - ThroughputRPS is successful requests per second of the attack
-//     (goodput: a storm of fast 401s is not throughput).
+//   - ThroughputRPS is completed requests per second of the attack, as
+//     hey's Requests/sec (Little's law holds for it); GoodputRPS counts
+//     successes only (a storm of fast 401s is not goodput).
 //   - Latency covers answered requests (any status) and, in the open model,
 //     runs from each request's intended send time; LatencyUncorrected from
 //     its actual send.
@@ -82,7 +83,8 @@ func (m *Metrics) Result() results.Result {
 		r.SuccessRate = float64(t.successes) / float64(t.requests)
 	}
 	if r.DurationS > 0 {
-		r.ThroughputRPS = float64(t.successes) / r.DurationS
+		r.ThroughputRPS = float64(t.requests) / r.DurationS
+		r.GoodputRPS = float64(t.successes) / r.DurationS
 	}
 	for _, c := range t.status {
 		r.Status[strconv.Itoa(c.code)] = c.n
@@ -100,6 +102,10 @@ func (m *Metrics) Result() results.Result {
 		u := latency(m.uhist, t.ulat)
 		achieved, late := finite(m.achieved), t.late
 		r.LatencyUncorrected, r.TargetRPS, r.AchievedRPS, r.LateSends = &u, m.spec.Rate, &achieved, &late
+		if m.unsent > 0 {
+			unsent := m.unsent
+			r.Unsent = &unsent
+		}
 	}
 	return r
 }

@@ -45,6 +45,9 @@ type Run struct {
 	Capacity []Capacity `json:"capacity,omitempty"`
 	// Lab describes the local lab the run targeted, if any.
 	Lab *Lab `json:"lab,omitempty"`
+	// Ladder is the layer-by-layer attribution of a ladder run (issue 6);
+	// its Results are then one per rung x round.
+	Ladder *Ladder `json:"ladder,omitempty"`
 	// Files lists the files of the run directory, relative to it.
 	Files []string `json:"files,omitempty"`
 }
@@ -92,7 +95,11 @@ type Result struct {
 	Requests      int64   `json:"requests"`
 	Successes     int64   `json:"successes"`
 	SuccessRate   float64 `json:"success_rate"` // fraction, 0 when no request
+	// ThroughputRPS is completed requests (any outcome) per second, as
+	// hey's Requests/sec; GoodputRPS counts successes only, so a storm of
+	// fast 401s shows as throughput without goodput.
 	ThroughputRPS float64 `json:"throughput_rps"`
+	GoodputRPS    float64 `json:"goodput_rps"`
 	DurationS     float64 `json:"duration_s"`
 	// Latency is corrected (from intended send time) in the open model.
 	Latency Latency `json:"latency_ms"`
@@ -101,6 +108,9 @@ type Result struct {
 	TargetRPS          float64  `json:"target_rps,omitempty"`
 	AchievedRPS        *float64 `json:"achieved_rps,omitempty"`
 	LateSends          *int64   `json:"late_sends,omitempty"`
+	// Unsent counts requests of a timed open-loop iteration that were due
+	// before its end but never sent because every connection was busy.
+	Unsent *int64 `json:"unsent,omitempty"`
 	// Status counts responses by HTTP status code ("200": n).
 	Status map[string]int64 `json:"status"`
 	// Errors counts transport failures by class (refused, reset, timeout,

@@ -1,0 +1,272 @@
+package analyze
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/authbench/authbench/pkg/results"
+)
+
+// synthHist records n samples (ms) from gen into a µs histogram shaped
+// like the engine's.
+func synthHist(n int, seed uint64, gen func(r *rand.Rand) float64) *hdrhistogram.Histogram {
+	h := hdrhistogram.New(1, 3_600_000_000, 3)
+	r := rand.New(rand.NewPCG(seed, 7))
+	for range n {
+		_ = h.RecordValue(int64(math.Round(gen(r) * 1000)))
+	}
+	return h
+}
+
+// backendMs is a skewed backend latency: 1 ms plus an exponential tail.
+func backendMs(r *rand.Rand) float64 { return 1 + r.ExpFloat64()*0.5 }
+
+func shifted(d float64) func(*rand.Rand) float64 {
+	return func(r *rand.Rand) float64 { return backendMs(r) + d }
+}
+
+func TestLadderFormulas(t *testing.T) {
+	names := []string{"gw", "auth", "rbac", "echo", "e2e"}
+	tests := []struct {
+		name      string
+		layers    []LadderLayer
+		want      []string // formula text per layer ("" for none)
+		includes  map[string]string
+		uncovered string
+		err       string
+	}{
+		{
+			name:   "inline chain",
+			layers: []LadderLayer{{Name: "gw", Rung: 0}, {Name: "rbac", Rung: 2}, {Name: "echo", Rung: 3}},
+			want:   []string{"gw - rbac", "rbac - echo", "echo"},
+		},
+		{
+			name: "ext_authz called by the gateway",
+			layers: []LadderLayer{{Name: "gw", Rung: 0}, {Name: "auth", Rung: 1, ExtAuthz: true},
+				{Name: "rbac", Rung: 2}, {Name: "echo", Rung: 3}},
+			want: []string{"gw - rbac - (auth - echo)", "auth - echo", "rbac - echo", "echo"},
+		},
+		{
+			name:     "layer without rung folds into the next layer outwards",
+			layers:   []LadderLayer{{Name: "gw", Rung: 0}, {Name: "rbac", Rung: -1}, {Name: "echo", Rung: 3}},
+			want:     []string{"gw - echo", "", "echo"},
+			includes: map[string]string{"gw": "rbac"},
+		},
+		{
+			name:      "layer outside the outermost rung is unattributed",
+			layers:    []LadderLayer{{Name: "gw", Rung: -1}, {Name: "rbac", Rung: 2}, {Name: "echo", Rung: 3}},
+			want:      []string{"", "rbac - echo", "echo"},
+			uncovered: "gw",
+		},
+		{
+			name:     "backend without rung is inside the innermost rung",
+			layers:   []LadderLayer{{Name: "gw", Rung: 0}, {Name: "rbac", Rung: 2}, {Name: "echo", Rung: -1}},
+			want:     []string{"gw - rbac", "rbac", ""},
+			includes: map[string]string{"rbac": "echo"},
+		},
+		{
+			name:   "no inline rung",
+			layers: []LadderLayer{{Name: "auth", Rung: 1, ExtAuthz: true}, {Name: "echo", Rung: -1}},
+			err:    "no inline layer has a rung",
+		},
+		{
+			name:   "ext_authz with nothing inside",
+			layers: []LadderLayer{{Name: "echo", Rung: 3}, {Name: "auth", Rung: 1, ExtAuthz: true}},
+			err:    "ext_authz layer auth has no inline rung inside it",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			forms, uncovered, err := LadderFormulas(tc.layers, names)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("err = %v, want %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, f := range forms {
+				got := ""
+				if f != nil {
+					got = f.Text
+					if inc := strings.Join(f.Includes, ","); inc != tc.includes[tc.layers[i].Name] {
+						t.Errorf("%s includes %q, want %q", tc.layers[i].Name, inc, tc.includes[tc.layers[i].Name])
+					}
+				}
+				if got != tc.want[i] {
+					t.Errorf("%s: formula %q, want %q", tc.layers[i].Name, got, tc.want[i])
+				}
+			}
+			if strings.Join(uncovered, ",") != tc.uncovered {
+				t.Errorf("uncovered %v, want %q", uncovered, tc.uncovered)
+			}
+		})
+	}
+}
+
+// TestAttributeLadder builds rungs whose layers add known constant delays
+// to a skewed backend: a constant shift moves every percentile by exactly
+// the delay, so each layer's figure must recover it at P50, P95 and P99.
+func TestAttributeLadder(t *testing.T) {
+	const n = 20000
+	tests := []struct {
+		name   string
+		layers []LadderLayer
+		hists  []*hdrhistogram.Histogram // rungs..., e2e last
+		names  []string
+		added  map[string]float64 // ms, at every percentile
+		unattr float64
+	}{
+		{
+			name:   "inline chain 5 ms + 2 ms",
+			layers: []LadderLayer{{Name: "gw", Rung: 2}, {Name: "rbac", Rung: 1}, {Name: "echo", Rung: 0}},
+			hists: []*hdrhistogram.Histogram{synthHist(n, 1, backendMs), synthHist(n, 2, shifted(2)),
+				synthHist(n, 3, shifted(7)), synthHist(n, 4, shifted(7))},
+			names: []string{"echo", "rbac", "gw", "e2e"},
+			added: map[string]float64{"gw": 5, "rbac": 2, "echo": 1.35},
+		},
+		{
+			name: "ext_authz 3 ms called by the gateway (1 ms) before rbac (2 ms)",
+			layers: []LadderLayer{{Name: "gw", Rung: 3}, {Name: "auth", Rung: 2, ExtAuthz: true},
+				{Name: "rbac", Rung: 1}, {Name: "echo", Rung: 0}},
+			hists: []*hdrhistogram.Histogram{synthHist(n, 1, backendMs), synthHist(n, 2, shifted(2)),
+				synthHist(n, 3, shifted(3)), synthHist(n, 4, shifted(6)), synthHist(n, 5, shifted(6))},
+			names: []string{"echo", "rbac", "auth", "gw", "e2e"},
+			added: map[string]float64{"gw": 1, "auth": 3, "rbac": 2},
+		},
+		{
+			name:   "gateway without a rung: its 4 ms are unattributed",
+			layers: []LadderLayer{{Name: "gw", Rung: -1}, {Name: "rbac", Rung: 1}, {Name: "echo", Rung: 0}},
+			hists: []*hdrhistogram.Histogram{synthHist(n, 1, backendMs), synthHist(n, 2, shifted(2)),
+				synthHist(n, 3, shifted(6))},
+			names:  []string{"echo", "rbac", "e2e"},
+			added:  map[string]float64{"rbac": 2},
+			unattr: 4,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			l, err := AttributeLadder(LadderInput{Layers: tc.layers, Hists: tc.hists, Names: tc.names,
+				EndToEnd: len(tc.hists) - 1, Resamples: 400})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, layer := range l.Layers {
+				want, ok := tc.added[layer.Name]
+				if !ok {
+					continue
+				}
+				checkFigure(t, layer.Name, layer.AddedMs, layer.CIMs, want, layer.Name != "echo")
+			}
+			checkFigure(t, "unattributed", l.UnattributedMs, l.UnattributedCIMs, tc.unattr, true)
+			// The remainder is the total minus the sum, exactly.
+			tot, sum, rem := l.TotalMs.Values(), l.SumMs.Values(), l.UnattributedMs.Values()
+			for i := range tot {
+				if math.Abs(tot[i]-sum[i]-rem[i]) > 1e-9 {
+					t.Errorf("p%g: total %g - sum %g != remainder %g", results.LadderPercentiles[i], tot[i], sum[i], rem[i])
+				}
+				var shares float64
+				for _, layer := range l.Layers {
+					shares += layer.Share.Values()[i]
+				}
+				if want := sum[i] / tot[i]; math.Abs(shares-want) > 1e-9 {
+					t.Errorf("p%g: shares add to %g, want sum/total %g", results.LadderPercentiles[i], shares, want)
+				}
+			}
+		})
+	}
+}
+
+// checkFigure checks that the interval is ordered and, when exact, that
+// the point and interval recover want to within the histogram's
+// resolution; otherwise only the P50 (backend: 1 + ln2/2 ms).
+func checkFigure(t *testing.T, name string, got results.LadderQuantiles, ci results.LadderIntervals, want float64, exact bool) {
+	t.Helper()
+	for i, v := range got.Values() {
+		lo, hi := ci.Values()[i][0], ci.Values()[i][1]
+		if lo > hi {
+			t.Errorf("%s p%g: interval [%g, %g] reversed", name, results.LadderPercentiles[i], lo, hi)
+		}
+		if !exact && i > 0 {
+			continue
+		}
+		const res = 0.02 // ms: 3 significant digits of ~10 ms plus the draws' spread
+		if math.Abs(v-want) > res+(hi-lo) || lo > want+res || hi < want-res {
+			t.Errorf("%s p%g = %.3f [%.3f, %.3f], want %.3f", name, results.LadderPercentiles[i], v, lo, hi, want)
+		}
+	}
+}
+
+// TestLadderRemainderCatchesDrift is the check the remainder exists for:
+// an end-to-end slot slower than the outermost rung (a layer the rungs
+// miss) gives a remainder whose interval excludes zero.
+func TestLadderRemainderCatchesDrift(t *testing.T) {
+	const n = 5000
+	l, err := AttributeLadder(LadderInput{
+		Layers: []LadderLayer{{Name: "gw", Rung: 1}, {Name: "echo", Rung: 0}},
+		Hists:  []*hdrhistogram.Histogram{synthHist(n, 1, backendMs), synthHist(n, 2, shifted(1)), synthHist(n, 3, shifted(1.5))},
+		Names:  []string{"echo", "gw", "e2e"}, EndToEnd: 2,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lo := l.UnattributedCIMs.P50[0]; lo <= 0 {
+		t.Errorf("remainder P50 %g [%g, ...]: interval should exclude zero", l.UnattributedMs.P50, lo)
+	}
+}
+
+func TestAttributeLadderErrors(t *testing.T) {
+	h := synthHist(100, 1, backendMs)
+	tests := []struct {
+		name string
+		in   LadderInput
+		want string
+	}{
+		{"empty histogram", LadderInput{Layers: []LadderLayer{{Name: "echo", Rung: 0}},
+			Hists: []*hdrhistogram.Histogram{hdrhistogram.New(1, 1000, 3), h}, Names: []string{"echo", "e2e"}, EndToEnd: 1},
+			"echo has no answered request"},
+		{"no end-to-end", LadderInput{Layers: []LadderLayer{{Name: "echo", Rung: 0}},
+			Hists: []*hdrhistogram.Histogram{h}, Names: []string{"echo"}, EndToEnd: 3}, "no end-to-end"},
+		{"names", LadderInput{Layers: []LadderLayer{{Name: "echo", Rung: 0}},
+			Hists: []*hdrhistogram.Histogram{h, h}, Names: []string{"echo"}, EndToEnd: 1}, "one name per histogram"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := AttributeLadder(tc.in); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestLadderBottleneck(t *testing.T) {
+	tests := []struct {
+		name string
+		caps []float64 // client inwards
+		want string
+	}{
+		{"throttled auth limits the gateway too", []float64{140, 150, 3000, 20000}, "auth"},
+		{"gateway alone is lowest", []float64{1500, 4000, 3000, 20000}, "gw"},
+		{"backend limits everything", []float64{900, 950, 980, 1000}, "echo"},
+		{"unknown capacities are skipped", []float64{140, 0, 3000, 0}, "gw"},
+		{"nothing measured", []float64{0, 0, 0, 0}, ""},
+	}
+	names := []string{"gw", "auth", "rbac", "echo"}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var layers []LadderLayer
+			for i, c := range tc.caps {
+				layers = append(layers, LadderLayer{Name: names[i], CapacityRPS: c})
+			}
+			if got := LadderBottleneck(layers, DefaultBottleneckTolerance); got != tc.want {
+				t.Errorf("bottleneck = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,204 @@
+package ladder
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/authbench/authbench/pkg/analyze"
+	"github.com/authbench/authbench/pkg/report"
+	"github.com/authbench/authbench/pkg/results"
+	"github.com/authbench/authbench/pkg/store"
+)
+
+// finish attributes the latency, reads the gateway's timings, diagnoses
+// and writes the run directory. The results are written even when the
+// attribution fails (an interrupted ladder may lack a rung).
+func (l *ladderRun) finish(interrupted bool) (*Outcome, error) {
+	run := l.run
+	run.End = time.Now().UTC()
+	run.Partial = interrupted
+	lad, aerr := l.attribute()
+	if aerr == nil {
+		if l.o.Gateway != nil {
+			l.hops(context.Background(), lad)
+		}
+		run.Ladder = lad
+	}
+	run.Findings = analyze.Diagnose(run, l.tl)
+	out := &Outcome{Dir: l.dir, Run: run, Timeline: l.tl, Ladder: run.Ladder}
+	if l.dir != "" {
+		if err := l.write(); err != nil {
+			return out, err
+		}
+	}
+	return out, aerr
+}
+
+// attribute turns the merged rung histograms into the ladder's figures.
+func (l *ladderRun) attribute() (*results.Ladder, error) {
+	in := analyze.LadderInput{EndToEnd: len(l.slots) - 1, PerMs: 1000,
+		Resamples: l.o.Resamples, Seed: l.o.Seed, Confidence: l.o.Confidence}
+	index := map[string]int{}
+	for i, s := range l.slots {
+		in.Hists = append(in.Hists, s.merged())
+		in.Names = append(in.Names, s.layer)
+		index[s.layer] = i
+	}
+	for _, name := range l.layers {
+		layer := analyze.LadderLayer{Name: name, Rung: -1, ExtAuthz: slices.Contains(l.o.ExtAuthz, name)}
+		if i, ok := index[name]; ok {
+			s := l.slots[i]
+			layer.Rung, layer.ExtAuthz, layer.URL, layer.CapacityRPS = i, s.extAuthz, s.url, s.probe.ThroughputRPS
+		}
+		in.Layers = append(in.Layers, layer)
+	}
+	lad, err := analyze.AttributeLadder(in)
+	if err != nil {
+		return nil, err
+	}
+	l.describe(lad)
+	return lad, nil
+}
+
+// describe fills what the measurement, not the arithmetic, knows.
+func (l *ladderRun) describe(lad *results.Ladder) {
+	o := l.o
+	lad.Target, lad.Stack, lad.Rounds, lad.Concurrency = o.Target.Name, o.Stack, o.Rounds, o.Concurrency
+	lad.Model, lad.RateRPS, lad.RateFraction = l.spec().Model, l.rate, l.fraction
+	lad.SlotDurationS, lad.SlotRequests = o.SlotDuration.Seconds(), o.SlotRequests
+	for _, s := range l.slots {
+		lad.Order = append(lad.Order, s.layer)
+		lad.Rungs = append(lad.Rungs, l.rungRecord(s))
+	}
+	lad.Notes = append(l.notes, lad.Notes...)
+	lad.Notes = append(lad.Notes, l.standardNotes(lad)...)
+}
+
+func (l *ladderRun) rungRecord(s *slot) results.LadderRung {
+	kind := results.LayerInline
+	if s.extAuthz {
+		kind = results.LayerExtAuthz
+	}
+	r := results.LadderRung{Layer: s.layer, URL: s.url, Kind: kind, Target: s.name, Status: s.fp.Status,
+		BodySHA256: s.fp.BodySHA256, CapacityRPS: s.probe.ThroughputRPS,
+		CapacitySuccessRate: s.probe.SuccessRate, CapacityP50Ms: s.probe.Latency.P50}
+	if s.layer == results.EndToEnd {
+		r.Kind = ""
+	}
+	for _, res := range l.run.Results {
+		if res.Target == s.name {
+			r.Requests += res.Requests
+			r.Successes += res.Successes
+		}
+	}
+	if r.Requests > 0 {
+		r.SuccessRate = float64(r.Successes) / float64(r.Requests)
+	}
+	if h := s.merged(); h != nil {
+		var v [3]float64
+		for i, p := range results.LadderPercentiles {
+			v[i] = float64(h.ValueAtQuantile(p)) / 1000
+		}
+		r.LatencyMs = results.QuantilesOf(v)
+	}
+	return r
+}
+
+// standardNotes say how to read the figures; they hold for every ladder.
+func (l *ladderRun) standardNotes(lad *results.Ladder) []string {
+	notes := []string{
+		"Percentiles do not add: a layer's added P95 is how far it moves the P95 (its rung's P95 minus the P95 of the rung inside it), " +
+			"not the P95 of the time spent in it, so an added figure can be negative or exceed the layer's own tail. " +
+			"The layers' figures sum to the outermost rung's percentile by construction; the unattributed remainder is the separately measured " +
+			"end-to-end figure minus that sum (layers with no rung outside the outermost one, plus sampling noise): " +
+			"an interval containing zero means the layers account for the end-to-end latency.",
+		fmt.Sprintf("The innermost layer's figure (%s) is its whole rung: the backend plus the client's own path to it.", l.slots[0].layer),
+		fmt.Sprintf("Intervals are %.0f%% percentile-bootstrap intervals from the merged histograms of %d round(s) (%d resamples); "+
+			"they cover sampling noise, not drift between rounds.", lad.Confidence*100, l.o.Rounds, lad.Resamples),
+		"Capacities are closed-loop probes from this host: a rung faster than the load generator reads as the generator's limit, " +
+			"and where every component shares the host's cores an outer rung's capacity is the host's.",
+	}
+	if a := l.authLayer(); a != "" {
+		notes = append(notes, fmt.Sprintf("%s is an ext_authz service: its figure is its rung minus the backend's (one hop to a trivial server), "+
+			"and the layer calling it has that figure subtracted from its own.", a))
+	}
+	if l.o.Closed {
+		notes = append(notes, "Closed loop: every rung runs at its own saturation, so its latency is mostly queueing (concurrency / throughput); "+
+			"the attribution then compares queues, not service times. The open loop (the default) avoids this.")
+	} else if l.fraction > 0 {
+		w := l.weakest()
+		notes = append(notes, fmt.Sprintf("Open loop at %.0f req/s on every rung: %.0f%% of the weakest capacity (%s, %.0f req/s), so no rung queues.",
+			l.rate, l.fraction*100, w.layer, w.probe.ThroughputRPS))
+	}
+	return notes
+}
+
+// write writes timeline.json, summary.md (with the Latency Breakdown),
+// report.html (with the waterfall) and run.json last, then indexes the run.
+func (l *ladderRun) write() error {
+	run := l.run
+	if err := store.WriteJSON(filepath.Join(l.dir, results.TimelineFile), l.tl); err != nil {
+		return err
+	}
+	run.Files = listFiles(l.dir, results.RunFile, results.SummaryFile, ReportFile)
+	var md bytes.Buffer
+	if err := report.Summary(&md, run); err != nil {
+		return fmt.Errorf("rendering summary: %w", err)
+	}
+	if run.Ladder != nil && !strings.Contains(md.String(), report.LatencyBreakdownHeading) {
+		if err := report.LatencyBreakdown(&md, run.Ladder); err != nil {
+			return err
+		}
+	}
+	if err := store.WriteFile(filepath.Join(l.dir, results.SummaryFile), md.Bytes()); err != nil {
+		return err
+	}
+	var page bytes.Buffer
+	hists, err := analyze.LoadHistograms(l.dir, run)
+	if err == nil {
+		err = report.LadderHTML(&page, run, l.tl, hists...)
+	}
+	if err != nil {
+		return fmt.Errorf("rendering report: %w", err)
+	}
+	if err := store.WriteFile(filepath.Join(l.dir, ReportFile), page.Bytes()); err != nil {
+		return err
+	}
+	if err := store.Write(l.dir, run); err != nil {
+		return err
+	}
+	if err := store.Index(l.o.Out, l.dir, run); err != nil {
+		fmt.Fprintf(l.o.Log, "warning: run not indexed in history: %v\n", err)
+	}
+	return nil
+}
+
+// ReportFile is the HTML report a ladder run directory holds.
+const ReportFile = "report.html"
+
+// listFiles names the run directory's files, plus those about to be written.
+func listFiles(dir string, extra ...string) []string {
+	seen := map[string]bool{}
+	for _, x := range extra {
+		seen[x] = true
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, en := range entries {
+		if !en.IsDir() && en.Name()[0] != '.' {
+			seen[en.Name()] = true
+		}
+	}
+	files := make([]string, 0, len(seen))
+	for f := range seen {
+		files = append(files, f)
+	}
+	sort.Strings(files)
+	return files
+}

@@ -1,0 +1,164 @@
+package ladder
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/authbench/authbench/pkg/auth"
+	"github.com/authbench/authbench/pkg/load"
+	"github.com/authbench/authbench/pkg/plan"
+	"github.com/authbench/authbench/pkg/results"
+)
+
+// slot is one measured entry point: a layer's rung or the end-to-end URL.
+type slot struct {
+	layer    string // the layer's name, or results.EndToEnd
+	url      string
+	name     string // the target name of its results: "TARGET/LAYER"
+	extAuthz bool
+	req      load.Request
+	fp       results.TargetFingerprint
+	probe    results.Result // the capacity probe
+	hists    []*hdr.Histogram
+	windows  []window
+}
+
+// window is when one turn ran, to pick the gateway's log lines.
+type window struct{ from, to time.Time }
+
+// merged is the slot's latency over every round.
+func (s *slot) merged() *hdr.Histogram {
+	var m *hdr.Histogram
+	for _, h := range s.hists {
+		if m == nil {
+			m = hdr.New(h.LowestTrackableValue(), h.HighestTrackableValue(), int(h.SignificantFigures()))
+		}
+		m.Merge(h)
+	}
+	return m
+}
+
+// layerOrder is the target's layers from the client inwards: Layers when
+// given, else the rungs in the order listed.
+func layerOrder(t plan.Target) ([]string, error) {
+	if len(t.Layers) == 0 {
+		var out []string
+		for _, r := range t.Rungs {
+			out = append(out, r.Layer)
+		}
+		return out, nil
+	}
+	for _, r := range t.Rungs {
+		if !slices.Contains(t.Layers, r.Layer) {
+			return nil, fmt.Errorf("target %q: rung %q is not one of its layers %v", t.Name, r.Layer, t.Layers)
+		}
+	}
+	return t.Layers, nil
+}
+
+// buildSlots makes the rungs' slots inside out, then the end-to-end slot.
+func buildSlots(ctx context.Context, t plan.Target) ([]*slot, []string, error) {
+	layers, err := layerOrder(t)
+	if err != nil {
+		return nil, nil, err
+	}
+	tokens := map[*auth.Spec]auth.TokenSource{}
+	var slots []*slot
+	for i := len(layers) - 1; i >= 0; i-- {
+		for _, r := range t.Rungs {
+			if r.Layer != layers[i] {
+				continue
+			}
+			tok := t.Token
+			if r.Token != nil {
+				tok = r.Token
+			}
+			req, err := request(ctx, t, r.URL, append(slices.Clone(t.Headers), r.Headers...), tok, tokens)
+			if err != nil {
+				return nil, nil, fmt.Errorf("rung %s: %w", r.Layer, err)
+			}
+			slots = append(slots, &slot{layer: r.Layer, url: r.URL, name: t.Name + "/" + r.Layer, req: req})
+		}
+	}
+	req, err := request(ctx, t, t.URL, t.Headers, t.Token, tokens)
+	if err != nil {
+		return nil, nil, fmt.Errorf("target %q: %w", t.Name, err)
+	}
+	req.Host = t.Host
+	slots = append(slots, &slot{layer: results.EndToEnd, url: t.URL, name: t.Name + "/" + results.EndToEnd, req: req})
+	return slots, layers, nil
+}
+
+// request builds one slot's request. Token sources are shared between
+// slots with the same spec: one OIDC login, one command run.
+func request(ctx context.Context, t plan.Target, url string, headers []plan.Header, tok *auth.Spec,
+	cache map[*auth.Spec]auth.TokenSource) (load.Request, error) {
+	h := make(http.Header, len(headers))
+	for _, kv := range headers {
+		h.Add(kv.Name, kv.Value)
+	}
+	r := load.Request{Method: t.Method, URL: url, Header: h, Body: t.Body}
+	if r.Method == "" {
+		r.Method = plan.DefaultMethod
+	}
+	if tok == nil || tok.Kind() == "none" {
+		return r, nil
+	}
+	if ts, ok := cache[tok]; ok {
+		r.Token = ts
+		return r, nil
+	}
+	ts, err := auth.New(ctx, tok)
+	if err != nil {
+		return r, fmt.Errorf("getting token (%s): %w", tok.Kind(), err)
+	}
+	cache[tok] = ts
+	r.Token = ts
+	return r, nil
+}
+
+// fingerprint sends one request to every slot; a slot that does not
+// answer 2xx/3xx is refused, naming what it answered.
+func (l *ladderRun) fingerprint(ctx context.Context) error {
+	for _, s := range l.slots {
+		s.fp = l.attacker.Probe(ctx, s.req)
+		s.fp.Target, s.fp.URL = s.name, s.url
+		l.run.Environment.Targets = append(l.run.Environment.Targets, s.fp)
+		switch {
+		case s.fp.Error != "":
+			return fmt.Errorf("probing %s (%s): %s", s.layer, s.url, s.fp.Error)
+		case s.fp.Status >= 400:
+			return fmt.Errorf("probing %s (%s): answered HTTP %d: give the rung the token it needs (rungs[].token) or check the layer",
+				s.layer, s.url, s.fp.Status)
+		}
+	}
+	return nil
+}
+
+// markExtAuthz applies Options.ExtAuthz or detects ext_authz layers: when
+// the end-to-end answer has the backend's body (the chain passes bodies
+// through), a rung answering with another body answers on its own.
+func (l *ladderRun) markExtAuthz() {
+	if l.o.ExtAuthz != nil {
+		for _, s := range l.slots {
+			s.extAuthz = slices.Contains(l.o.ExtAuthz, s.layer)
+		}
+		return
+	}
+	backend, e2e := l.slots[0], l.slots[len(l.slots)-1]
+	if backend.fp.BodySHA256 == "" || e2e.fp.BodySHA256 != backend.fp.BodySHA256 {
+		l.notef("The end-to-end answer differs from the backend's, so ext_authz layers could not be told from their answers; all layers are taken as inline (mark ext_authz layers explicitly if there are any).")
+		return
+	}
+	for _, s := range l.slots[1 : len(l.slots)-1] {
+		if s.fp.BodySHA256 != backend.fp.BodySHA256 {
+			s.extAuthz = true
+			l.notef("%s answers on its own (its body is not the backend's): taken as an ext_authz service called by the layer outside it.", s.layer)
+		}
+	}
+}
