@@ -241,6 +241,9 @@ func FormatFraction(f float64) string {
 	return s
 }
 
+// FormatCount prints an integer with thousands separators: 50,000.
+func FormatCount(n int64) string { return commas(n) }
+
 func commas(n int64) string {
 	s := strconv.FormatInt(n, 10)
 	neg := strings.HasPrefix(s, "-")

@@ -3,17 +3,12 @@ package analyze
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/authbench/authbench/pkg/results"
 )
-
-// DefaultBottleneckTolerance is how close to the lowest capacity a rung
-// must be for its layer to be named the bottleneck.
-const DefaultBottleneckTolerance = 0.25
 
 // LadderLayer is one layer of a stack, as attribution needs it.
 type LadderLayer struct {
@@ -47,8 +42,6 @@ type LadderInput struct {
 	Resamples  int
 	Seed       uint64
 	Confidence float64
-	// BottleneckTolerance defaults to DefaultBottleneckTolerance.
-	BottleneckTolerance float64
 }
 
 func (in *LadderInput) complete() {
@@ -63,9 +56,6 @@ func (in *LadderInput) complete() {
 	}
 	if in.Confidence <= 0 || in.Confidence >= 1 {
 		in.Confidence = DefaultConfidence
-	}
-	if in.BottleneckTolerance <= 0 {
-		in.BottleneckTolerance = DefaultBottleneckTolerance
 	}
 }
 
@@ -196,13 +186,14 @@ func AttributeLadder(in LadderInput) (*results.Ladder, error) {
 	}
 	figs := ladderFigures(in, forms)
 	est := estimateFigures(in, cdfs, figs)
-	l := &results.Ladder{Confidence: in.Confidence, Resamples: in.Resamples, BottleneckTolerance: in.BottleneckTolerance}
+	l := &results.Ladder{Confidence: in.Confidence, Resamples: in.Resamples}
 	n := len(figs)
 	total, remainder, overhead, sum := est[n-4], est[n-3], est[n-2], est[n-1]
 	l.TotalMs, l.TotalCIMs = total.point, total.ci
 	l.UnattributedMs, l.UnattributedCIMs = remainder.point, remainder.ci
 	l.OverheadMs, l.OverheadCIMs = overhead.point, overhead.ci
 	l.SumMs = sum.point
+	own := ladderOwnCapacity(in, forms)
 	k := 0
 	for i, layer := range in.Layers {
 		f := forms[i]
@@ -214,9 +205,10 @@ func AttributeLadder(in LadderInput) (*results.Ladder, error) {
 		l.Layers = append(l.Layers, results.LadderLayer{
 			Name: layer.Name, Kind: kindOf(layer), Includes: f.Includes, URL: layer.URL, Formula: f.Text,
 			AddedMs: e.point, CIMs: e.ci, Share: share(e.point, total.point), CapacityRPS: layer.CapacityRPS,
+			OwnCapacityRPS: own[i],
 		})
 	}
-	l.Bottleneck = LadderBottleneck(in.Layers, in.BottleneckTolerance)
+	l.Bottleneck = ladderBottleneck(l.Layers)
 	for _, u := range uncovered {
 		l.Notes = append(l.Notes, fmt.Sprintf("%s has no rung of its own outside the outermost one: its cost is in the unattributed remainder.", u))
 	}
@@ -299,34 +291,53 @@ func share(added, total results.LadderQuantiles) results.LadderQuantiles {
 	var s [3]float64
 	for i := range s {
 		if t[i] > 0 {
-			s[i] = a[i] / t[i]
+			s[i] = roundTo(a[i]/t[i], 1e4)
 		}
 	}
 	return results.QuantilesOf(s)
 }
 
-// LadderBottleneck names the layer where throughput is lost: among layers
-// with a measured capacity (given from the client inwards), the innermost
-// whose capacity is within tol of the lowest. An outer rung carries the
-// inner layers' work too, so the lowest capacity recurs outwards from the
-// layer that limits it. Empty when no capacity was measured.
-func LadderBottleneck(layers []LadderLayer, tol float64) string {
-	caps := make([]float64, 0, len(layers))
+// ladderOwnCapacity estimates what each layer alone would serve. At
+// saturation a rung's inverse capacity is what one request costs its path
+// (seconds of the scarcest resource), and where the layers share it those
+// costs add as latencies do: a layer's cost is its formula applied to the
+// inverse capacities, and its own capacity the inverse of that cost. Where
+// layers have resources of their own the slowest one caps every rung
+// around it and still has the largest cost. 0 when a capacity in the
+// formula is unknown or the cost is not positive.
+func ladderOwnCapacity(in LadderInput, forms []*LadderFormula) []float64 {
+	inv := make([]float64, len(in.Hists))
+	for _, l := range in.Layers {
+		if l.Rung >= 0 && l.CapacityRPS > 0 {
+			inv[l.Rung] = 1 / l.CapacityRPS
+		}
+	}
+	out := make([]float64, len(in.Layers))
+	for i, f := range forms {
+		if f == nil {
+			continue
+		}
+		known := true
+		for _, t := range f.Terms {
+			known = known && inv[t.Hist] > 0
+		}
+		if cost := evalTerms(f.Terms, func(h int) float64 { return inv[h] }); known && cost > 0 {
+			out[i] = roundTo(1/cost, 10)
+		}
+	}
+	return out
+}
+
+// ladderBottleneck names the layer with the lowest own capacity: the one
+// whose requests cost the most. Empty when none is known.
+func ladderBottleneck(layers []results.LadderLayer) string {
+	best, name := 0.0, ""
 	for _, l := range layers {
-		if l.CapacityRPS > 0 {
-			caps = append(caps, l.CapacityRPS)
+		if c := l.OwnCapacityRPS; c > 0 && (name == "" || c < best) {
+			best, name = c, l.Name
 		}
 	}
-	if len(caps) == 0 {
-		return ""
-	}
-	limit := slices.Min(caps) * (1 + tol)
-	for i := len(layers) - 1; i >= 0; i-- {
-		if c := layers[i].CapacityRPS; c > 0 && c <= limit {
-			return layers[i].Name
-		}
-	}
-	return ""
+	return name
 }
 
 // FormatLadderTerms renders terms with names, for tests and messages.

@@ -55,8 +55,13 @@ func percentileInterval(vals []float64, conf float64) (lo, hi float64) {
 	return at(tail), at(1 - tail)
 }
 
+// setQuantile records one percentile, rounded to the microsecond: no
+// histogram here resolves finer, and float noise would read as precision.
 func setQuantile(e *figureEstimate, qi int, pt, lo, hi float64) {
 	p, c := e.point.Values(), e.ci.Values()
-	p[qi], c[qi] = pt, [2]float64{lo, hi}
+	p[qi], c[qi] = roundTo(pt, 1e3), [2]float64{roundTo(lo, 1e3), roundTo(hi, 1e3)}
 	e.point, e.ci = results.QuantilesOf(p), results.IntervalsOf(c)
 }
+
+// roundTo rounds x to 1/per.
+func roundTo(x, per float64) float64 { return math.Round(x*per) / per }

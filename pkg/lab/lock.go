@@ -77,3 +77,17 @@ func processAlive(pid int) bool {
 	}
 	return true
 }
+
+// runs reports whether process pid runs exe: exe is its first argument, or
+// its second when an interpreter runs it (kc.sh under sh).
+func runs(pid int, exe string) bool {
+	if exe == "" {
+		return false
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil {
+		return false
+	}
+	args := strings.SplitN(string(b), "\x00", 3)
+	return args[0] == exe || (len(args) > 1 && args[1] == exe)
+}

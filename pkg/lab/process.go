@@ -221,12 +221,17 @@ func tail(path string, n int) string {
 	return strings.TrimRight(out.String(), "\n")
 }
 
-// killCgroup kills and removes a recorded cgroup, if it still exists.
-func killCgroup(path string) {
+// killCgroup kills and removes a recorded cgroup, if it still exists, and
+// returns how many processes it held.
+func killCgroup(path string) int {
 	if path == "" {
-		return
+		return 0
 	}
-	if g, err := cgroup.Open(path); err == nil {
-		_ = g.Remove()
+	g, err := cgroup.Open(path)
+	if err != nil {
+		return 0
 	}
+	pids, _ := g.PIDs()
+	_ = g.Remove()
+	return len(pids)
 }

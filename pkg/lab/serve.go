@@ -53,10 +53,20 @@ func serve(ctx context.Context, dir string, out io.Writer, onReady func(*State))
 		return err
 	}
 	s := &supervisor{dir: dir, cfg: cfg, out: out, procs: map[string]*proc{}}
+	if n := s.killLeftovers(); n > 0 {
+		s.logf("killed %d process(es) left by a previous lab in %s", n, dir)
+	}
 	s.state = &State{Dir: dir, Phase: phaseStarting, Supervisor: os.Getpid(), Started: time.Now(), Stacks: cfg.Stacks}
 	s.logf("starting the lab in %s: stacks %s (supervisor pid %d)", dir, strings.Join(cfg.Stacks, ", "), os.Getpid())
 	if err := s.start(ctx); err != nil {
-		s.logf("lab failed: %v", err)
+		if ctx.Err() != nil {
+			s.logf("stop requested before the lab was ready; stopping what started")
+			s.stopAll()
+			s.update(func(st *State) { st.Phase = phaseStopped })
+			return nil
+		}
+		// The caller reports err itself (the CLI prints it to this log).
+		s.logf("lab failed; stopping what started")
 		s.stopAll()
 		s.update(func(st *State) { st.Phase, st.Error = phaseFailed, err.Error() })
 		return err
@@ -197,7 +207,7 @@ func (s *supervisor) plan() (*builder, []*spec, error) {
 		st.Components = nil
 		for _, sp := range specs {
 			c := sp.ComponentInfo
-			c.Status = statusStarting
+			c.Status, c.Exe = statusStarting, sp.argv[0]
 			st.Components = append(st.Components, c)
 		}
 		st.Targets = stackTargets(s.cfg, specs)
@@ -336,6 +346,20 @@ func (s *supervisor) stopAll() {
 	for _, p := range procs {
 		s.setComponent(p.name, func(c *ComponentInfo) { c.Status = statusExited })
 	}
+}
+
+// killLeftovers kills what a previous supervisor of this dir left running
+// (it was SIGKILLed: its components died with it, but not their children,
+// such as Keycloak's java under kc.sh), so their ports are free again.
+func (s *supervisor) killLeftovers() int {
+	n := cleanupLeftovers(s.dir)
+	if g, err := cgroup.Open(s.cgroupParent()); err == nil {
+		if pids, _ := g.PIDs(); len(pids) > 0 {
+			n += len(pids)
+			_ = g.Remove()
+		}
+	}
+	return n
 }
 
 // cgroupParent is this lab's group, unique per lab dir.

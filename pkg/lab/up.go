@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -61,9 +62,6 @@ func Up(ctx context.Context, o UpOptions) (*State, error) {
 	if err := writeRequest(dir, cfg); err != nil {
 		return nil, err
 	}
-	if err := os.Remove(filepath.Join(dir, StateFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("clearing old lab state: %w", err)
-	}
 	if o.Foreground {
 		onReady := func(s *State) {
 			_ = WriteStatus(out, s)
@@ -79,8 +77,14 @@ func alreadyRunning(dir string) error {
 	if s, err := ReadState(dir); err == nil {
 		msg += fmt.Sprintf(", %s since %s", s.Phase, s.Started.Format(time.TimeOnly))
 	}
-	return fmt.Errorf("%s: `authbench lab status` shows it, `authbench lab down` stops it: %w", msg, ErrAlreadyRunning)
+	return &runningError{msg + ": `authbench lab status` shows it, `authbench lab down` stops it"}
 }
+
+// runningError is ErrAlreadyRunning with the details of the running lab.
+type runningError struct{ msg string }
+
+func (e *runningError) Error() string { return e.msg }
+func (e *runningError) Unwrap() error { return ErrAlreadyRunning }
 
 // upBackground starts the supervisor detached (own session, so it outlives
 // this process and the terminal) and follows it until ready or failed.
@@ -114,19 +118,24 @@ func upBackground(ctx context.Context, dir string, argv []string, out io.Writer)
 	defer tick.Stop()
 	for {
 		follow.copy()
-		if s, err := ReadState(dir); err == nil {
+		// state.json may still be the previous lab's until our supervisor
+		// writes its own.
+		if s, err := ReadState(dir); err == nil && s.Supervisor == cmd.Process.Pid {
 			switch s.Phase {
 			case phaseReady:
 				return s, nil
 			case phaseFailed:
 				<-waitOr(exited, 30*time.Second)
 				follow.copy()
-				return nil, fmt.Errorf("lab up failed: %s", s.Error)
+				return nil, failure(dir, s.Error, out)
 			}
 		}
 		select {
 		case err := <-exited:
 			follow.copy()
+			if s, rerr := ReadState(dir); rerr == nil && s.Supervisor == cmd.Process.Pid && s.Phase == phaseFailed {
+				return nil, failure(dir, s.Error, out)
+			}
 			return nil, fmt.Errorf("lab supervisor exited before the lab was ready (%v); last lines of %s:\n%s", err, logPath, tail(logPath, logTailLines))
 		case <-ctx.Done():
 			fmt.Fprintln(out, "interrupted: stopping the lab")
@@ -142,6 +151,17 @@ func upBackground(ctx context.Context, dir string, argv []string, out io.Writer)
 		case <-tick.C:
 		}
 	}
+}
+
+// failure is Up's error for a failed lab. When the supervisor's log was
+// echoed to out the details are there already, so only the first line is
+// repeated.
+func failure(dir, msg string, out io.Writer) error {
+	if out != io.Discard {
+		msg, _, _ = strings.Cut(msg, "\n")
+		msg += fmt.Sprintf(" (details above; logs in %s)", filepath.Join(dir, "logs"))
+	}
+	return fmt.Errorf("lab up failed: %s", msg)
 }
 
 func waitOr(ch <-chan error, d time.Duration) <-chan struct{} {
@@ -237,12 +257,17 @@ func cleanupLeftovers(dir string) int {
 	}
 	n := 0
 	for _, c := range s.Components {
-		if processAlive(c.PID) {
+		if c.Cgroup != "" {
+			n += killCgroup(c.Cgroup)
+			continue
+		}
+		// Without a cgroup: a recorded pid may have been reused by now,
+		// so kill it only if it still runs the component's program.
+		if processAlive(c.PID) && runs(c.PID, c.Exe) {
 			n++
 			_ = syscall.Kill(-c.PID, syscall.SIGKILL)
 			_ = syscall.Kill(c.PID, syscall.SIGKILL)
 		}
-		killCgroup(c.Cgroup)
 	}
 	if s.Phase != phaseStopped {
 		s.Phase = phaseStopped

@@ -78,14 +78,14 @@ func (l *ladderRun) chooseRate() error {
 	if l.o.Rate > 0 {
 		l.rate = l.o.Rate
 		weakest := l.weakest()
-		if l.rate >= weakest.probe.ThroughputRPS {
+		if l.rate >= weakest.probe.GoodputRPS {
 			l.notef("The rate (%.0f req/s) is not below the weakest rung's capacity (%s, %.0f req/s): that rung queues, and its latency includes waiting.",
-				l.rate, weakest.layer, weakest.probe.ThroughputRPS)
+				l.rate, weakest.layer, weakest.probe.GoodputRPS)
 		}
 		return nil
 	}
 	weakest := l.weakest()
-	l.rate = l.o.RateFraction * weakest.probe.ThroughputRPS
+	l.rate = l.o.RateFraction * weakest.probe.GoodputRPS
 	l.fraction = l.o.RateFraction
 	if l.rate <= 0 {
 		return fmt.Errorf("choosing the rate: %s has no measured capacity", weakest.layer)
@@ -96,9 +96,9 @@ func (l *ladderRun) chooseRate() error {
 func (l *ladderRun) weakest() *slot {
 	return slices.MinFunc(l.slots, func(a, b *slot) int {
 		switch {
-		case a.probe.ThroughputRPS < b.probe.ThroughputRPS:
+		case a.probe.GoodputRPS < b.probe.GoodputRPS:
 			return -1
-		case a.probe.ThroughputRPS > b.probe.ThroughputRPS:
+		case a.probe.GoodputRPS > b.probe.GoodputRPS:
 			return 1
 		}
 		return 0

@@ -55,7 +55,7 @@ func (l *ladderRun) attribute() (*results.Ladder, error) {
 		layer := analyze.LadderLayer{Name: name, Rung: -1, ExtAuthz: slices.Contains(l.o.ExtAuthz, name)}
 		if i, ok := index[name]; ok {
 			s := l.slots[i]
-			layer.Rung, layer.ExtAuthz, layer.URL, layer.CapacityRPS = i, s.extAuthz, s.url, s.probe.ThroughputRPS
+			layer.Rung, layer.ExtAuthz, layer.URL, layer.CapacityRPS = i, s.extAuthz, s.url, s.probe.GoodputRPS
 		}
 		in.Layers = append(in.Layers, layer)
 	}
@@ -77,8 +77,9 @@ func (l *ladderRun) describe(lad *results.Ladder) {
 		lad.Order = append(lad.Order, s.layer)
 		lad.Rungs = append(lad.Rungs, l.rungRecord(s))
 	}
-	lad.Notes = append(l.notes, lad.Notes...)
-	lad.Notes = append(lad.Notes, l.standardNotes(lad)...)
+	notes := append(slices.Clone(l.notes), l.loadNotes()...)
+	notes = append(notes, driftNotes(l.run.Results, l.slots)...)
+	lad.Notes = append(append(notes, lad.Notes...), l.standardNotes(lad)...)
 }
 
 func (l *ladderRun) rungRecord(s *slot) results.LadderRung {
@@ -87,7 +88,7 @@ func (l *ladderRun) rungRecord(s *slot) results.LadderRung {
 		kind = results.LayerExtAuthz
 	}
 	r := results.LadderRung{Layer: s.layer, URL: s.url, Kind: kind, Target: s.name, Status: s.fp.Status,
-		BodySHA256: s.fp.BodySHA256, CapacityRPS: s.probe.ThroughputRPS,
+		BodySHA256: s.fp.BodySHA256, CapacityRPS: s.probe.GoodputRPS,
 		CapacitySuccessRate: s.probe.SuccessRate, CapacityP50Ms: s.probe.Latency.P50}
 	if s.layer == results.EndToEnd {
 		r.Kind = ""
@@ -135,7 +136,7 @@ func (l *ladderRun) standardNotes(lad *results.Ladder) []string {
 	} else if l.fraction > 0 {
 		w := l.weakest()
 		notes = append(notes, fmt.Sprintf("Open loop at %.0f req/s on every rung: %.0f%% of the weakest capacity (%s, %.0f req/s), so no rung queues.",
-			l.rate, l.fraction*100, w.layer, w.probe.ThroughputRPS))
+			l.rate, l.fraction*100, w.layer, w.probe.GoodputRPS))
 	}
 	return notes
 }

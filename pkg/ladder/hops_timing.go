@@ -49,12 +49,7 @@ func (l *ladderRun) hops(ctx context.Context, lad *results.Ladder) {
 		lad.Hops = append(lad.Hops, results.HopTiming{Name: "ext_authz subrequest", Layer: l.authLayer(), Log: g.Path, Missing: g.Missing})
 		return
 	}
-	wait := g.FlushWait
-	if wait == 0 {
-		wait = DefaultFlushWait
-	}
-	sleep(ctx, wait)
-	recs, err := ReadHopLog(g.Path, l.gatewayWindows(gw))
+	recs, err := readFlushed(ctx, g, l.gatewayWindows(gw))
 	missing := ""
 	switch {
 	case err != nil:
@@ -69,6 +64,32 @@ func (l *ladderRun) hops(ctx context.Context, lad *results.Ladder) {
 	for _, d := range l.hopDefs(recs[0].Gateway, gw.layer) {
 		lad.Hops = append(lad.Hops, timing(d, recs, g.Path, lad))
 	}
+}
+
+// readFlushed reads the log once the gateway has flushed it: after
+// FlushWait, and again until every request of the windows is there or
+// four more waits have passed (a loaded host flushes late).
+func readFlushed(ctx context.Context, g *GatewayLog, ws []window) ([]HopRecord, error) {
+	wait := g.FlushWait
+	if wait == 0 {
+		wait = DefaultFlushWait
+	}
+	var want int64
+	for _, w := range ws {
+		want += w.requests
+	}
+	var recs []HopRecord
+	var err error
+	for range 5 {
+		if sleep(ctx, wait) {
+			break
+		}
+		recs, err = ReadHopLog(g.Path, ws)
+		if err != nil || len(recs) == 0 || int64(len(recs)) >= want {
+			break
+		}
+	}
+	return recs, err
 }
 
 // gatewayWindows are the turns whose requests went through the gateway:

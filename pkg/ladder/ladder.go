@@ -29,8 +29,8 @@ import (
 
 // Defaults of Options.
 const (
-	DefaultRounds        = 3
-	DefaultSlotDuration  = 2 * time.Second
+	DefaultRounds        = 5
+	DefaultSlotDuration  = time.Second
 	DefaultRateFraction  = 0.5
 	DefaultProbeDuration = time.Second
 	DefaultProbeWarmup   = 300 * time.Millisecond

@@ -61,15 +61,15 @@ func (l *ladderRun) turn(ctx context.Context, s *slot, round int) bool {
 	if l.o.Monitor != nil {
 		res.Components = l.o.Monitor.Usage(res.Start, res.End, res.Requests)
 	}
-	if u := m.Unsent(); u > 0 || (res.LateSends != nil && *res.LateSends > res.Requests/10) {
-		l.notef("%s, round %d: could not keep up with %.0f req/s (%d requests unsent, some sent late): its latency includes queueing.",
-			s.layer, round, l.rate, u)
+	s.unsent += m.Unsent()
+	if m.Unsent() > 0 {
+		s.behind = append(s.behind, round)
 	}
 	l.run.Results = append(l.run.Results, res)
 	l.tl.Series = append(l.tl.Series, results.Series{Target: s.name, Iteration: round, Points: m.Series()})
 	if h := m.Histogram(); h != nil && h.TotalCount() > 0 {
 		s.hists = append(s.hists, h)
 	}
-	s.windows = append(s.windows, window{res.Start, res.End})
+	s.windows = append(s.windows, window{res.Start, res.End, res.Requests})
 	return m.Partial() || ctx.Err() != nil
 }

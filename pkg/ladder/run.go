@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"time"
 
 	"github.com/authbench/authbench/pkg/auth"
@@ -41,7 +42,7 @@ func newLadderRun(ctx context.Context, o *Options) (*ladderRun, error) {
 	l := &ladderRun{o: o, attacker: a, slots: slots, layers: layers, tl: &results.Timeline{}}
 	l.run = &results.Run{
 		SchemaVersion: results.SchemaVersion, AuthbenchVersion: o.Version, Name: o.Name,
-		ID: fmt.Sprintf("%s-%04x", start.UTC().Format(store.DirTimeFormat), uint16(os.Getpid()^start.Nanosecond())),
+		ID:    fmt.Sprintf("%s-%04x", start.UTC().Format(store.DirTimeFormat), uint16(os.Getpid()^start.Nanosecond())),
 		Start: start.UTC(), CommandLine: redactArgs(o.CommandLine), Environment: environment(), Lab: o.Lab,
 	}
 	return l, nil
@@ -85,16 +86,32 @@ func (l *ladderRun) plan() plan.Plan {
 		t := o.Target
 		t.Name, t.URL, t.Rungs = s.name, s.url, nil
 		if s.layer != results.EndToEnd {
-			t.Host = ""
+			t.Host, t.Layers = "", l.reached(s)
 			for _, r := range o.Target.Rungs {
-				if r.Layer == s.layer && r.Token != nil {
-					t.Token = r.Token
+				if r.Layer == s.layer {
+					t.Headers = append(slices.Clone(t.Headers), r.Headers...)
+					if r.Token != nil {
+						t.Token = r.Token
+					}
 				}
 			}
 		}
 		p.Targets = append(p.Targets, t)
 	}
 	return p
+}
+
+// reached lists the layers a slot's requests go through: an ext_authz
+// service alone; an inline layer and every layer inside it (an ext_authz
+// layer inside it is called by one of them).
+func (l *ladderRun) reached(s *slot) []string {
+	if s.extAuthz {
+		return []string{s.layer}
+	}
+	if i := slices.Index(l.layers, s.layer); i >= 0 {
+		return slices.Clone(l.layers[i:])
+	}
+	return nil
 }
 
 func (l *ladderRun) notef(format string, a ...any) {

@@ -26,10 +26,16 @@ type slot struct {
 	probe    results.Result // the capacity probe
 	hists    []*hdr.Histogram
 	windows  []window
+	unsent   int64 // open loop: requests due but never sent, all workers busy
+	behind   []int // the rounds with unsent requests
 }
 
-// window is when one turn ran, to pick the gateway's log lines.
-type window struct{ from, to time.Time }
+// window is when one turn ran and how many requests it completed, to
+// pick the gateway's log lines.
+type window struct {
+	from, to time.Time
+	requests int64
+}
 
 // merged is the slot's latency over every round.
 func (s *slot) merged() *hdr.Histogram {

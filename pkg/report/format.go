@@ -9,6 +9,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/authbench/authbench/pkg/analyze"
 )
 
 // notMeasured is printed wherever run.json has no value, so a reader never
@@ -104,41 +106,14 @@ func fmtPercent(part, total int64) string {
 
 // fmtFraction prints a fraction in [0,1] as fmtPercent does.
 func fmtFraction(f float64) string {
-	switch {
-	case !finite(f):
+	if !finite(f) {
 		return notMeasured
-	case f == 1:
-		return "100%"
-	case f == 0:
-		return "0%"
 	}
-	s := fmt.Sprintf("%.2f%%", f*100)
-	switch s {
-	case "100.00%":
-		return ">99.99%"
-	case "0.00%":
-		return "<0.01%"
-	}
-	return s
+	return analyze.FormatFraction(f)
 }
 
 // fmtCount prints an integer with thousands separators: 50,000.
-func fmtCount(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
+func fmtCount(n int64) string { return analyze.FormatCount(n) }
 
 // fmtCores prints CPU in cores with three significant digits.
 func fmtCores(v float64) string {

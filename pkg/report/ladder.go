@@ -39,8 +39,9 @@ func LatencyBreakdown(w io.Writer, l *results.Ladder) error {
 			analyze.FormatMs(l.OverheadMs.P95), ciText(l.OverheadCIMs.P95), shareText(ratio(l.OverheadMs.P95, l.TotalMs.P95)))
 	}
 	if l.Bottleneck != "" {
-		fmt.Fprintf(&b, "**Bottleneck:** %s — the innermost layer whose rung's capacity (%s) is within %.0f%% of the lowest; the rungs outside it inherit it.\n\n",
-			l.Bottleneck, capacityText(layerCapacity(l, l.Bottleneck)), l.BottleneckTolerance*100)
+		fmt.Fprintf(&b, "**Bottleneck:** %s — the lowest own capacity (%s; its rung: %s). A rung's inverse capacity is what a request costs its path at saturation; "+
+			"a layer's own cost is taken from the rungs' as its latency is.\n\n",
+			l.Bottleneck, capacityText(ownCapacity(l, l.Bottleneck)), capacityText(layerCapacity(l, l.Bottleneck)))
 	}
 	ladderMarkdownTable(&b, l)
 	hopsMarkdown(&b, l.Hops)
@@ -57,15 +58,15 @@ func LatencyBreakdown(w io.Writer, l *results.Ladder) error {
 }
 
 func ladderMarkdownTable(b *strings.Builder, l *results.Ladder) {
-	mdHeader(b, "Layer (client inwards)", "Added P50", "Added P95", "Added P99", "Share of P95", "Capacity")
+	mdHeader(b, "Layer (client inwards)", "Added P50", "Added P95", "Added P99", "Share of P95", "Rung capacity", "Own capacity")
 	for _, layer := range l.Layers {
 		mdRow(b, cell(layerLabel(layer)), figureCell(layer.AddedMs.P50, layer.CIMs.P50), figureCell(layer.AddedMs.P95, layer.CIMs.P95),
-			figureCell(layer.AddedMs.P99, layer.CIMs.P99), shareText(layer.Share.P95), capacityText(layer.CapacityRPS))
+			figureCell(layer.AddedMs.P99, layer.CIMs.P99), shareText(layer.Share.P95), capacityText(layer.CapacityRPS), capacityText(layer.OwnCapacityRPS))
 	}
 	mdRow(b, "Unattributed", figureCell(l.UnattributedMs.P50, l.UnattributedCIMs.P50), figureCell(l.UnattributedMs.P95, l.UnattributedCIMs.P95),
-		figureCell(l.UnattributedMs.P99, l.UnattributedCIMs.P99), shareText(ratio(l.UnattributedMs.P95, l.TotalMs.P95)), "")
+		figureCell(l.UnattributedMs.P99, l.UnattributedCIMs.P99), shareText(ratio(l.UnattributedMs.P95, l.TotalMs.P95)), "", "")
 	mdRow(b, bold("Total (end to end)"), figureCell(l.TotalMs.P50, l.TotalCIMs.P50), figureCell(l.TotalMs.P95, l.TotalCIMs.P95),
-		figureCell(l.TotalMs.P99, l.TotalCIMs.P99), "100%", capacityText(rungCapacity(l, results.EndToEnd)))
+		figureCell(l.TotalMs.P99, l.TotalCIMs.P99), "100%", capacityText(rungCapacity(l, results.EndToEnd)), "")
 	b.WriteString("\n")
 }
 
@@ -155,6 +156,15 @@ func layerCapacity(l *results.Ladder, name string) float64 {
 	for _, layer := range l.Layers {
 		if layer.Name == name {
 			return layer.CapacityRPS
+		}
+	}
+	return 0
+}
+
+func ownCapacity(l *results.Ladder, name string) float64 {
+	for _, layer := range l.Layers {
+		if layer.Name == name {
+			return layer.OwnCapacityRPS
 		}
 	}
 	return 0

@@ -40,19 +40,19 @@ func LadderHTML(w io.Writer, run *results.Run, tl *results.Timeline, hists ...an
 // gateway logged them, its own timings.
 func ladderTables(l *results.Ladder) []htmlTable {
 	t := htmlTable{ID: "latency-breakdown", Title: LatencyBreakdownHeading + ": " + l.Target,
-		Head: []string{"Layer (client inwards)", "Added P50", "Added P95", "Added P99", "Share of P95", "Capacity"},
+		Head: []string{"Layer (client inwards)", "Added P50", "Added P95", "Added P99", "Share of P95", "Rung capacity", "Own capacity"},
 		Note: fmt.Sprintf("Each layer's rung minus the rung inside it, with %.0f%% bootstrap intervals; percentiles do not add, "+
 			"so the remainder is reported explicitly against the separately measured end-to-end latency.", l.Confidence*100)}
 	for _, layer := range l.Layers {
 		t.Rows = append(t.Rows, []string{layerLabel(layer), figureCell(layer.AddedMs.P50, layer.CIMs.P50),
 			figureCell(layer.AddedMs.P95, layer.CIMs.P95), figureCell(layer.AddedMs.P99, layer.CIMs.P99),
-			shareText(layer.Share.P95), capacityText(layer.CapacityRPS)})
+			shareText(layer.Share.P95), capacityText(layer.CapacityRPS), capacityText(layer.OwnCapacityRPS)})
 	}
 	t.Rows = append(t.Rows,
 		[]string{"Unattributed", figureCell(l.UnattributedMs.P50, l.UnattributedCIMs.P50), figureCell(l.UnattributedMs.P95, l.UnattributedCIMs.P95),
-			figureCell(l.UnattributedMs.P99, l.UnattributedCIMs.P99), shareText(ratio(l.UnattributedMs.P95, l.TotalMs.P95)), ""},
+			figureCell(l.UnattributedMs.P99, l.UnattributedCIMs.P99), shareText(ratio(l.UnattributedMs.P95, l.TotalMs.P95)), "", ""},
 		[]string{"Total (end to end)", figureCell(l.TotalMs.P50, l.TotalCIMs.P50), figureCell(l.TotalMs.P95, l.TotalCIMs.P95),
-			figureCell(l.TotalMs.P99, l.TotalCIMs.P99), "100%", capacityText(rungCapacity(l, results.EndToEnd))})
+			figureCell(l.TotalMs.P99, l.TotalCIMs.P99), "100%", capacityText(rungCapacity(l, results.EndToEnd)), ""})
 	tables := []htmlTable{t}
 	if len(l.Hops) > 0 {
 		h := htmlTable{ID: "gateway-timings", Title: "The gateway's own timings",

@@ -22,16 +22,16 @@ func LadderText(w io.Writer, l *results.Ladder, runDir string) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Latency breakdown of %s\n  %s.\n\n", l.Target, ladderMethod(l))
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  Layer (client inwards)\tAdded P50\tAdded P95\tAdded P99\tShare P95\tCapacity\t")
+	fmt.Fprintln(tw, "  Layer (client inwards)\tAdded P50\tAdded P95\tAdded P99\tShare P95\tRung capacity\tOwn capacity")
 	for _, layer := range l.Layers {
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t\n", layerLabel(layer), figureCell(layer.AddedMs.P50, layer.CIMs.P50),
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\n", layerLabel(layer), figureCell(layer.AddedMs.P50, layer.CIMs.P50),
 			figureCell(layer.AddedMs.P95, layer.CIMs.P95), figureCell(layer.AddedMs.P99, layer.CIMs.P99),
-			shareText(layer.Share.P95), capacityText(layer.CapacityRPS))
+			shareText(layer.Share.P95), capacityText(layer.CapacityRPS), capacityText(layer.OwnCapacityRPS))
 	}
-	fmt.Fprintf(tw, "  unattributed\t%s\t%s\t%s\t%s\t\t\n", figureCell(l.UnattributedMs.P50, l.UnattributedCIMs.P50),
+	fmt.Fprintf(tw, "  unattributed\t%s\t%s\t%s\t%s\n", figureCell(l.UnattributedMs.P50, l.UnattributedCIMs.P50),
 		figureCell(l.UnattributedMs.P95, l.UnattributedCIMs.P95), figureCell(l.UnattributedMs.P99, l.UnattributedCIMs.P99),
 		shareText(ratio(l.UnattributedMs.P95, l.TotalMs.P95)))
-	fmt.Fprintf(tw, "  total (end to end)\t%s\t%s\t%s\t100%%\t%s\t\n", figureCell(l.TotalMs.P50, l.TotalCIMs.P50),
+	fmt.Fprintf(tw, "  total (end to end)\t%s\t%s\t%s\t100%%\t%s\n", figureCell(l.TotalMs.P50, l.TotalCIMs.P50),
 		figureCell(l.TotalMs.P95, l.TotalCIMs.P95), figureCell(l.TotalMs.P99, l.TotalCIMs.P99), capacityText(rungCapacity(l, results.EndToEnd)))
 	tw.Flush()
 	b.WriteString("\n")
@@ -40,7 +40,8 @@ func LadderText(w io.Writer, l *results.Ladder, runDir string) error {
 			ciText(l.OverheadCIMs.P95), shareText(ratio(l.OverheadMs.P95, l.TotalMs.P95)))
 	}
 	if l.Bottleneck != "" {
-		fmt.Fprintf(&b, "Bottleneck: %s (capacity %s)\n", l.Bottleneck, capacityText(layerCapacity(l, l.Bottleneck)))
+		fmt.Fprintf(&b, "Bottleneck: %s (own capacity %s; its rung %s)\n", l.Bottleneck,
+			capacityText(ownCapacity(l, l.Bottleneck)), capacityText(layerCapacity(l, l.Bottleneck)))
 	}
 	for _, h := range l.Hops {
 		if h.Missing != "" {

@@ -56,10 +56,8 @@ type Ladder struct {
 	// stack in front of the backend adds.
 	OverheadMs   LadderQuantiles `json:"overhead_ms"`
 	OverheadCIMs LadderIntervals `json:"overhead_ci_ms"`
-	// Bottleneck is the layer where throughput is lost: the innermost whose
-	// rung's capacity is within BottleneckTolerance of the lowest.
-	Bottleneck          string  `json:"bottleneck,omitempty"`
-	BottleneckTolerance float64 `json:"bottleneck_tolerance,omitempty"`
+	// Bottleneck is the layer with the lowest own capacity (LadderLayer.OwnCapacityRPS).
+	Bottleneck string `json:"bottleneck,omitempty"`
 	// Rungs are the measured entry points, inside out, then the end-to-end slot.
 	Rungs []LadderRung `json:"rungs"`
 	// Hops are the gateway's own timings from its access log, shown beside
@@ -84,8 +82,14 @@ type LadderLayer struct {
 	AddedMs LadderQuantiles `json:"added_ms"`
 	CIMs    LadderIntervals `json:"ci_ms"`
 	// Share is AddedMs over TotalMs, per percentile.
-	Share       LadderQuantiles `json:"share"`
-	CapacityRPS float64         `json:"capacity_rps"`
+	Share LadderQuantiles `json:"share"`
+	// CapacityRPS is the layer's rung's measured capacity.
+	CapacityRPS float64 `json:"capacity_rps"`
+	// OwnCapacityRPS is what the layer alone would serve: the inverse of
+	// its per-request cost, its formula applied to the rungs' inverse
+	// capacities (a request's cost at saturation; costs on shared cores
+	// add like latencies). 0 when unknown or not positive.
+	OwnCapacityRPS float64 `json:"own_capacity_rps,omitempty"`
 }
 
 // LadderRung is one measured entry point (or the end-to-end slot).

@@ -29,7 +29,7 @@ func AptGroups() []AptGroup {
 			"haproxy", "nginx", "etcd-server", "etcd-client", "hey", "wrk",
 			"prometheus", "openjdk-17-jre-headless", "maven",
 		}},
-		// Only the HTML report tests need a browser, and it is ~300 MB.
+		// Only the HTML report tests need a browser, and it takes over 350 MB.
 		{Step: "chromium", Packages: []string{"chromium"}, Optional: true},
 	}
 }
@@ -165,6 +165,9 @@ func (in *installer) aptGetInstall(ctx context.Context, pkgs []string, log io.Wr
 	}
 	args := append(append([]string{}, lockWait...),
 		"-o", "Dir::Cache::Archives="+archives+"/", "-o", "Acquire::Retries=3",
+		// The _apt user cannot enter root's 0700 home; apt would warn and
+		// download as root anyway.
+		"-o", "APT::Sandbox::User=root",
 		"install", "-y", "--no-install-recommends")
 	err := retry(ctx, log, command{env: aptEnv, name: "apt-get", args: append(args, pkgs...)})
 	// The .debs are not needed once installed; keep the cache small.
@@ -193,10 +196,10 @@ func retry(ctx context.Context, log io.Writer, c command) error {
 	return err
 }
 
-const (
-	policyRCPath = "/usr/sbin/policy-rc.d"
-	policyRC     = "#!/bin/sh\n# written by authbench lab install while it runs apt-get: start no daemon\nexit 101\n"
-)
+// policyRCPath is where invoke-rc.d looks for a policy; tests change it.
+var policyRCPath = "/usr/sbin/policy-rc.d"
+
+const policyRC = "#!/bin/sh\n# written by authbench lab install while it runs apt-get: start no daemon\nexit 101\n"
 
 // denyServiceStarts installs a policy-rc.d that makes invoke-rc.d refuse
 // to start services during apt-get, unless one is already there (Debian

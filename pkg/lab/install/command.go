@@ -7,8 +7,10 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // command is one external program run by a step, its output going to the
@@ -34,19 +36,32 @@ func (c command) String() string {
 
 // run executes c, appending "$ command" and its output to log.
 func (c command) run(ctx context.Context, log io.Writer) error {
+	_, err := c.runCPU(ctx, log)
+	return err
+}
+
+// runCPU is run that also returns the CPU time c and the children it waited
+// for (go build's compilers) used: wall time on a shared machine says little.
+func (c command) runCPU(ctx context.Context, log io.Writer) (time.Duration, error) {
 	fmt.Fprintf(log, "$ %s\n", c)
 	cmd := exec.CommandContext(ctx, c.name, c.args...)
 	cmd.Dir = c.dir
 	cmd.Env = append(os.Environ(), c.env...)
 	cmd.Stdout = log
 	cmd.Stderr = log
-	if err := cmd.Run(); err != nil {
-		if ctx.Err() != nil {
-			return fmt.Errorf("%s: %w", c.name, ctx.Err())
-		}
-		return fmt.Errorf("%s: %w", c, err)
+	err := cmd.Run()
+	var cpu time.Duration
+	if cmd.ProcessState != nil {
+		cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+		fmt.Fprintf(log, "# %s: cpu %s\n", filepath.Base(c.name), roundDur(cpu))
 	}
-	return nil
+	if err != nil {
+		if ctx.Err() != nil {
+			return cpu, fmt.Errorf("%s: %w", c.name, ctx.Err())
+		}
+		return cpu, fmt.Errorf("%s: %w", c, err)
+	}
+	return cpu, nil
 }
 
 // logTail returns the last n lines of a log file, indented, for an error

@@ -55,6 +55,7 @@ func buildTool(ctx context.Context, cache string, t Tool, par int, s stepLog, lo
 	}
 	tmp := bin + ".building"
 	defer os.Remove(tmp)
+	var cpu time.Duration
 	tidy := command{dir: work, env: buildEnv, name: goBin, args: []string{"mod", "tidy"}}
 	build := command{dir: work, env: buildEnv, name: goBin, args: []string{
 		"build", "-p", strconv.Itoa(par), "-trimpath", "-ldflags", ldflags(t), "-o", tmp, buildTarget(t)}}
@@ -63,7 +64,9 @@ func buildTool(ctx context.Context, cache string, t Tool, par int, s stepLog, lo
 		cmd   command
 	}{{"resolving modules (go mod tidy)", tidy}, {"building (go build)", build}} {
 		s.setDoing(c.doing)
-		if err := c.cmd.run(ctx, log); err != nil {
+		used, err := c.cmd.runCPU(ctx, log)
+		cpu += used
+		if err != nil {
 			return "", err
 		}
 	}
@@ -75,7 +78,7 @@ func buildTool(ctx context.Context, cache string, t Tool, par int, s stepLog, lo
 		return "", fmt.Errorf("moving the binary into place: %w", err)
 	}
 	return bin, writeStamp(dir, Stamp{Name: t.Name, Version: t.Version, Inputs: inputs,
-		GoVersion: goVersion(ctx, goBin), Built: time.Now().UTC(), Seconds: time.Since(start).Seconds()})
+		GoVersion: goVersion(ctx, goBin), Built: time.Now().UTC(), Seconds: time.Since(start).Seconds(), CPUSeconds: cpu.Seconds()})
 }
 
 // writeWrapper renders t's wrapper module into a new directory under

@@ -52,6 +52,7 @@ func TestInstallIntegration(t *testing.T) {
 				t.Errorf("%s: %v", c.Name, err)
 				continue
 			}
+			t.Logf("%s %s", c.Name, v)
 			if c.Pinned != "" && strings.TrimPrefix(v, "v") != strings.TrimPrefix(c.Pinned, "v") {
 				t.Errorf("%s reports version %s, pinned %s", c.Name, v, c.Pinned)
 			}

@@ -3,6 +3,7 @@ package install
 import (
 	"archive/tar"
 	"compress/gzip"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -160,4 +161,37 @@ func TestCommandString(t *testing.T) {
 	if got, want := c.String(), `go build -ldflags "-s -w" -o x ""`; got != want {
 		t.Errorf("String() = %s, want %s", got, want)
 	}
+}
+
+func TestDenyServiceStarts(t *testing.T) {
+	old := policyRCPath
+	t.Cleanup(func() { policyRCPath = old })
+	t.Run("writes and removes its own policy", func(t *testing.T) {
+		policyRCPath = filepath.Join(t.TempDir(), "policy-rc.d")
+		restore, err := denyServiceStarts(io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(policyRCPath)
+		if err != nil || !strings.Contains(string(b), "exit 101") || !isExecutable(policyRCPath) {
+			t.Fatalf("policy %q, %v: want an executable exiting 101", b, err)
+		}
+		restore()
+		if _, err := os.Stat(policyRCPath); !os.IsNotExist(err) {
+			t.Errorf("policy left behind: %v", err)
+		}
+	})
+	t.Run("keeps an existing policy", func(t *testing.T) {
+		policyRCPath = filepath.Join(t.TempDir(), "policy-rc.d")
+		mine := "#!/bin/sh\nexit 101 # docker\n"
+		os.WriteFile(policyRCPath, []byte(mine), 0o755)
+		restore, err := denyServiceStarts(io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		restore()
+		if b, _ := os.ReadFile(policyRCPath); string(b) != mine {
+			t.Errorf("existing policy changed to %q", b)
+		}
+	})
 }

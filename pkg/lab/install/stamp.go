@@ -20,6 +20,9 @@ type Stamp struct {
 	GoVersion string    `json:"go_version,omitempty"` // toolchain used, for information
 	Built     time.Time `json:"built"`
 	Seconds   float64   `json:"seconds"` // how long the build took
+	// CPUSeconds is the CPU time of go mod tidy and go build, a better
+	// guide to a build's cost on an idle machine than Seconds.
+	CPUSeconds float64 `json:"cpu_seconds,omitempty"`
 }
 
 func stampPath(dir string) string { return filepath.Join(dir, stampName) }

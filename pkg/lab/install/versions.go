@@ -96,6 +96,9 @@ func InstalledVersion(ctx context.Context, name string) (string, error) {
 		out, err = exec.CommandContext(ctx, "dpkg-query", "-W", "-f", "${Version}", c.Package).Output()
 	default:
 		out, err = exec.CommandContext(ctx, path, c.VersionArgs...).CombinedOutput()
+		if err != nil && versionRE.Match(out) && ctx.Err() == nil {
+			err = nil // wrk -v prints its version, then exits 1
+		}
 	}
 	if err != nil {
 		return "", fmt.Errorf("asking %s its version: %w", name, err)

@@ -49,11 +49,11 @@ func TestEnviron(t *testing.T) {
 		want []string
 	}{
 		{"java from PATH", "", []string{"PATH=/usr/bin", "HOME=/root", "KCX=kept",
-			"KC_BOOTSTRAP_ADMIN_USERNAME=admin", "KC_BOOTSTRAP_ADMIN_PASSWORD=admin-pw"}},
+			"JAVA_OPTS_APPEND=-XX:TieredStopAtLevel=1", "KC_BOOTSTRAP_ADMIN_USERNAME=admin", "KC_BOOTSTRAP_ADMIN_PASSWORD=admin-pw"}},
 		{"java binary", "/opt/jdk/bin/java", []string{"PATH=/usr/bin", "HOME=/root", "KCX=kept",
-			"JAVA=/opt/jdk/bin/java", "KC_BOOTSTRAP_ADMIN_USERNAME=admin", "KC_BOOTSTRAP_ADMIN_PASSWORD=admin-pw"}},
+			"JAVA=/opt/jdk/bin/java", "JAVA_OPTS_APPEND=-XX:TieredStopAtLevel=1", "KC_BOOTSTRAP_ADMIN_USERNAME=admin", "KC_BOOTSTRAP_ADMIN_PASSWORD=admin-pw"}},
 		{"java home", javaHome, []string{"PATH=/usr/bin", "HOME=/root", "KCX=kept",
-			"JAVA_HOME=" + javaHome, "KC_BOOTSTRAP_ADMIN_USERNAME=admin", "KC_BOOTSTRAP_ADMIN_PASSWORD=admin-pw"}},
+			"JAVA_HOME=" + javaHome, "JAVA_OPTS_APPEND=-XX:TieredStopAtLevel=1", "KC_BOOTSTRAP_ADMIN_USERNAME=admin", "KC_BOOTSTRAP_ADMIN_PASSWORD=admin-pw"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := labConfig()

@@ -304,9 +304,11 @@ func grant(ctx context.Context, t *testing.T, hc *http.Client, c Config, form ur
 		AccessToken string `json:"access_token"`
 		ExpiresIn   int    `json:"expires_in"`
 	}
+	t0 := time.Now()
 	if err := tryGrant(ctx, hc, c, form, &tok); err != nil {
 		t.Fatalf("%s grant: %v", form.Get("grant_type"), err)
 	}
+	t.Logf("%s grant took %s", form.Get("grant_type"), time.Since(t0).Round(time.Millisecond))
 	// expires_in counts from the answer, so it may be a second or two short.
 	if want := int(c.AccessTokenLifespan / time.Second); tok.ExpiresIn < want-2 || tok.ExpiresIn > want {
 		t.Errorf("%s grant: expires_in = %d, want %d", form.Get("grant_type"), tok.ExpiresIn, want)

@@ -10,6 +10,10 @@
 // HTTP is off, health and metrics are off (so there is no management
 // interface), the cache is local (no JGroups), and Narayana's socket-based
 // process id, which otherwise opens a random port, is replaced by a UUID.
+//
+// Measured on the project's 2-core machine, busy with other builds (load
+// 10-15): first start with the build step 80 s (47 CPU-seconds), first start
+// on a built distribution 42 s (26), restart 28-30 s (16); 440-580 MB RSS.
 package keycloak
 
 import (
@@ -109,7 +113,7 @@ func (c Config) WithDefaults() Config {
 	return c
 }
 
-// Validate reports the first problem with c (after defaults), naming the field.
+// Validate reports every problem with c (after defaults), each naming its field.
 func (c Config) Validate() error {
 	c = c.WithDefaults()
 	var errs []error

@@ -1,0 +1,160 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/authbench/authbench/pkg/lab"
+	"github.com/authbench/authbench/pkg/ladder"
+	"github.com/authbench/authbench/pkg/plan"
+	"github.com/authbench/authbench/pkg/report"
+	"github.com/authbench/authbench/pkg/runner"
+	"github.com/authbench/authbench/pkg/scenario"
+)
+
+func init() { register(newLadderCmd) }
+
+// ladderOptions are the flags of `authbench ladder`.
+type ladderOptions struct {
+	stack, labDir, file, target string
+	requests                    int64
+	duration                    time.Duration
+	rate, fraction              float64
+	concurrency, rounds         int
+	closed                      bool
+	probe                       time.Duration
+	extAuthz                    []string
+	gatewayLog, gateway         string
+	output, out, name           string
+	changed                     func(string) bool
+}
+
+func newLadderCmd(s streams) *cobra.Command {
+	o := &ladderOptions{}
+	cmd := &cobra.Command{
+		Use:   "ladder",
+		Short: "Measure where a stack's latency goes, layer by layer (the ladder)",
+		Long: `The ladder sends the same load to each layer's own entry point, from the inside
+out (backend, rbac proxy, auth service, gateway) and to the target's URL, interleaving
+them over rounds. Each layer's added latency at P50, P95 and P99 is its rung minus the
+rung inside it, with bootstrap intervals; the unattributed remainder (end to end minus
+the layers' sum) and each rung's capacity (the bottleneck) are reported too.
+
+By default the load is an open loop at half the weakest rung's capacity, found by a
+short closed-loop probe of every rung; --closed runs closed loops instead.
+Without -f it runs on a stack of the local lab; with -f on a scenario target's rungs.`,
+		Example: `  authbench ladder --stack 3x
+  authbench ladder --stack 2x --rounds 5 -z 3s --output json
+  authbench ladder -f cluster.yaml --target gateway -q 200 --ext-authz kube-auth-proxy`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.changed = cmd.Flags().Changed
+			return o.run(cmd, s)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.stack, "stack", lab.Stack3x, "lab stack to measure: 2x or 3x (without -f)")
+	f.StringVar(&o.labDir, "lab-dir", lab.DefaultDir(), "lab directory (without -f)")
+	f.StringVarP(&o.file, "file", "f", "", "scenario file whose target lists rungs (for a cluster)")
+	f.StringVar(&o.target, "target", "", "the scenario's target (default: the only one with rungs)")
+	f.Int64VarP(&o.requests, "requests", "n", 0, "requests per rung per round, instead of -z")
+	f.DurationVarP(&o.duration, "duration", "z", ladder.DefaultSlotDuration, "duration of each rung's turn per round")
+	f.Float64VarP(&o.rate, "rate", "q", 0, "open-loop TOTAL rate on every rung (default: --rate-fraction of the weakest capacity)")
+	f.Float64Var(&o.fraction, "rate-fraction", ladder.DefaultRateFraction, "fraction of the weakest rung's capacity to run the open loop at")
+	f.IntVarP(&o.concurrency, "concurrency", "c", plan.DefaultConcurrency, "workers (closed loop, probes) or the bound on in-flight requests (open loop)")
+	f.IntVar(&o.rounds, "rounds", ladder.DefaultRounds, "rounds of the interleaved rungs")
+	f.BoolVar(&o.closed, "closed", false, "run every turn as a closed loop (latency then includes queueing)")
+	f.DurationVar(&o.probe, "probe", ladder.DefaultProbeDuration, "duration of each rung's closed-loop capacity probe")
+	f.StringSliceVar(&o.extAuthz, "ext-authz", nil, `layers that are ext_authz services ("none": none; default: from the lab, else detected)`)
+	f.StringVar(&o.gatewayLog, "gateway-log", "", "gateway access log with \"authbench-ladder\" lines (ladder.NginxLogFormat, ladder.HAProxyLogFormat), to time the ext_authz hop")
+	f.StringVar(&o.gateway, "gateway", "", "the gateway's layer for --gateway-log (default: the outermost layer)")
+	f.StringVar(&o.output, "output", "text", "stdout format: text or json (json: only the ladder)")
+	f.StringVar(&o.out, "out", "runs", "runs directory")
+	f.StringVar(&o.name, "name", "", `run name (default "ladder-" + the target's name)`)
+	return cmd
+}
+
+func (o *ladderOptions) run(cmd *cobra.Command, s streams) error {
+	if o.output != "text" && o.output != "json" {
+		return fmt.Errorf("--output must be text or json, got %q", o.output)
+	}
+	lo, p, err := o.options(s)
+	if err != nil {
+		return err
+	}
+	if lo.Stack != "" {
+		if comps, rec, err := runner.LabComponents(o.labDir, p, true); err == nil {
+			if mon, err := runner.NewMonitor(cmd.Context(), &plan.Plan{}, comps); err == nil {
+				lo.Monitor, lo.Lab = mon, rec
+			}
+		}
+	}
+	out, err := ladder.Run(cmd.Context(), lo)
+	if out == nil || out.Ladder == nil {
+		return err
+	}
+	if perr := o.print(s, out); perr != nil {
+		return perr
+	}
+	if errors.Is(err, ladder.ErrInterrupted) {
+		return &exitError{code: ExitInterrupted, err: fmt.Errorf("%w: %s", err, out.Dir)}
+	}
+	return err
+}
+
+// options builds the ladder's options from the lab or a scenario, then
+// lays the flags over them.
+func (o *ladderOptions) options(s streams) (ladder.Options, *plan.Plan, error) {
+	var lo ladder.Options
+	var p *plan.Plan
+	var err error
+	if o.file != "" {
+		if p, err = scenario.Load(o.file); err != nil {
+			return lo, nil, err
+		}
+		t, err := ladder.FindTarget(p, o.target)
+		if err != nil {
+			return lo, nil, fmt.Errorf("%s: %w", o.file, err)
+		}
+		lo = ladder.Options{Target: t, Client: p.Client, Concurrency: p.Load.Concurrency}
+	} else if lo, p, err = ladder.LabOptions(o.labDir, o.stack); err != nil {
+		return lo, nil, err
+	}
+	lo.Rounds, lo.SlotDuration, lo.SlotRequests = o.rounds, o.duration, o.requests
+	if o.requests > 0 && !o.changed("duration") {
+		lo.SlotDuration = 0
+	}
+	if o.changed("concurrency") || lo.Concurrency == 0 {
+		lo.Concurrency = o.concurrency
+	}
+	lo.Rate, lo.RateFraction, lo.Closed, lo.ProbeDuration = o.rate, o.fraction, o.closed, o.probe
+	if o.changed("ext-authz") {
+		lo.ExtAuthz = []string{}
+		for _, x := range o.extAuthz {
+			if x != "none" {
+				lo.ExtAuthz = append(lo.ExtAuthz, x)
+			}
+		}
+	}
+	if o.gatewayLog != "" {
+		gw := o.gateway
+		if gw == "" && len(lo.Target.Layers) > 0 {
+			gw = lo.Target.Layers[0]
+		}
+		lo.Gateway = &ladder.GatewayLog{Path: o.gatewayLog, Gateway: gw}
+	}
+	lo.Out, lo.Name, lo.CommandLine, lo.Version = o.out, o.name, os.Args, Version
+	lo.Log = s.err
+	return lo, p, nil
+}
+
+func (o *ladderOptions) print(s streams, out *ladder.Outcome) error {
+	if o.output == "json" {
+		return ladder.WriteJSON(s.out, out.Ladder)
+	}
+	return report.LadderText(s.out, out.Ladder, out.Dir)
+}

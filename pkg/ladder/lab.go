@@ -1,0 +1,97 @@
+package ladder
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/authbench/authbench/pkg/lab"
+	"github.com/authbench/authbench/pkg/plan"
+	"github.com/authbench/authbench/pkg/scenario"
+)
+
+// NginxAccessLog is where the lab's nginx is expected to write the
+// ladder's log format, relative to the lab directory; when it is absent
+// nginx's own log (its stderr) is searched for the format's lines.
+const NginxAccessLog = "logs/nginx-access.log"
+
+// LabOptions prepares a ladder on one stack ("2x" or "3x") of the running
+// lab in dir (default lab.DefaultDir()): the target, rungs, token and CA
+// of the lab's scenario, the ext_authz layers by their role, the gateway's
+// log, and the lab's record for run.json.
+func LabOptions(dir, stack string) (Options, *plan.Plan, error) {
+	name := map[string]string{lab.Stack2x: lab.Target2x, lab.Stack3x: lab.Target3x}[stack]
+	if name == "" {
+		return Options{}, nil, fmt.Errorf("unknown stack %q: want 2x or 3x", stack)
+	}
+	if dir == "" {
+		dir = lab.DefaultDir()
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return Options{}, nil, fmt.Errorf("resolving lab dir %s: %w", dir, err)
+	}
+	data, err := lab.Scenario(abs)
+	if err != nil {
+		return Options{}, nil, err
+	}
+	st, err := lab.ReadState(abs)
+	if err != nil {
+		return Options{}, nil, err
+	}
+	p, err := scenario.Parse(filepath.Join(abs, lab.ScenarioFile), data)
+	if err != nil {
+		return Options{}, nil, fmt.Errorf("reading the lab's scenario: %w", err)
+	}
+	t, err := FindTarget(p, name)
+	if err != nil {
+		return Options{}, nil, fmt.Errorf("the lab in %s does not run stack %s (start it with `authbench lab up --stack %s`): %w", abs, stack, stack, err)
+	}
+	o := Options{Target: t, Client: p.Client, Concurrency: p.Load.Concurrency, Stack: stack, Lab: st.Record(), ExtAuthz: []string{}}
+	for _, layer := range t.Layers {
+		if c, ok := st.Component(layer); ok && c.Role == "ext-authz" {
+			o.ExtAuthz = append(o.ExtAuthz, layer)
+		}
+	}
+	if len(t.Layers) > 0 {
+		if c, ok := st.Component(t.Layers[0]); ok {
+			o.Gateway = &GatewayLog{Path: c.Log, Gateway: c.Name}
+			if access := filepath.Join(abs, NginxAccessLog); c.Name == lab.CompNginx && exists(access) {
+				o.Gateway.Path = access
+			}
+		}
+	}
+	return o, p, nil
+}
+
+// FindTarget returns the named target of p; with no name, the only
+// target that has rungs.
+func FindTarget(p *plan.Plan, name string) (plan.Target, error) {
+	var withRungs []plan.Target
+	for _, t := range p.Targets {
+		if name != "" && t.Name == name {
+			return t, nil
+		}
+		if len(t.Rungs) > 0 {
+			withRungs = append(withRungs, t)
+		}
+	}
+	switch {
+	case name != "":
+		return plan.Target{}, fmt.Errorf("no target %q", name)
+	case len(withRungs) == 1:
+		return withRungs[0], nil
+	case len(withRungs) == 0:
+		return plan.Target{}, fmt.Errorf("no target has rungs (list each layer's entry point under rungs:)")
+	}
+	var names []string
+	for _, t := range withRungs {
+		names = append(names, t.Name)
+	}
+	return plan.Target{}, fmt.Errorf("several targets have rungs (%v): choose one with --target", names)
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}

@@ -1,0 +1,175 @@
+//go:build integration
+
+package ladder
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"os/signal"
+
+	"github.com/authbench/authbench/pkg/cgroup"
+	"github.com/authbench/authbench/pkg/lab"
+	"github.com/authbench/authbench/pkg/report"
+	"github.com/authbench/authbench/pkg/results"
+)
+
+// One lab per test binary, started by the first test that needs it and
+// stopped by TestMain: stack 3x with the seeds' misconfiguration, a 50
+// millicore CPU limit on oauth2-proxy (kube-auth-proxy's stand-in).
+var (
+	labDir  string
+	labErr  error
+	labOnce sync.Once
+)
+
+func TestMain(m *testing.M) {
+	// lab.Up starts this test binary as the lab's supervisor.
+	if d := os.Getenv(lab.ServeEnv); d != "" {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		err := lab.Serve(ctx, d, os.Stdout)
+		stop()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "lab serve:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	flag.Parse()
+	code := m.Run()
+	if labDir != "" {
+		_ = lab.Down(context.Background(), labDir, io.Discard)
+		os.RemoveAll(labDir)
+	}
+	os.Exit(code)
+}
+
+// needLab starts the lab once; every caller gets its directory.
+func needLab(t *testing.T) string {
+	t.Helper()
+	labOnce.Do(func() {
+		labDir, labErr = os.MkdirTemp("", "authbench-ladder-it-")
+		if labErr != nil {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		_, labErr = lab.Up(ctx, lab.UpOptions{Dir: labDir, Out: os.Stderr, Supervisor: []string{os.Args[0], "-test.run=^$"},
+			Config: lab.Config{Stacks: []string{lab.Stack3x}, Limits: []lab.Limit{{Component: lab.CompOAuth2Proxy, MilliCPU: 50}}}})
+	})
+	if labErr != nil {
+		t.Fatalf("lab up failed: %v", labErr)
+	}
+	return labDir
+}
+
+// labLadder runs a short ladder on stack 3x: six rounds of 1.2 s turns
+// after 1 s capacity probes, about 45 s in all.
+func labLadder(t *testing.T, name string) *results.Ladder {
+	t.Helper()
+	o, _, err := LabOptions(needLab(t), lab.Stack3x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Rounds, o.SlotDuration, o.Out, o.Name = 6, 1200*time.Millisecond, t.TempDir(), name
+	out, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	_ = report.LadderText(&b, out.Ladder, out.Dir)
+	t.Logf("%s:\n%s", name, b.String())
+	return out.Ladder
+}
+
+// setAuthLimit changes oauth2-proxy's CPU limit through its cgroup.
+func setAuthLimit(t *testing.T, millicores int64) {
+	t.Helper()
+	st, err := lab.ReadState(needLab(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, ok := st.Component(lab.CompOAuth2Proxy)
+	if !ok || c.Cgroup == "" {
+		t.Skipf("oauth2-proxy has no cgroup (%s): the lab cannot limit it", st.Cgroups)
+	}
+	g, err := cgroup.Open(c.Cgroup)
+	if err == nil {
+		err = g.SetCPULimit(millicores)
+	}
+	if err != nil {
+		t.Fatalf("setting oauth2-proxy's cpu limit to %dm: %v", millicores, err)
+	}
+}
+
+// TestLadderLab is the proof, on one lab: (a) the 50m limit on
+// oauth2-proxy moves the attribution to the auth layer — it is named the
+// bottleneck and its added P99 stands out, well above what it adds once
+// the limit is lifted; (b) the layers plus the unattributed remainder
+// match the separately measured end-to-end latency within their intervals.
+func TestLadderLab(t *testing.T) {
+	setAuthLimit(t, 50) // as configured; skips without cgroups
+	limited := labLadder(t, "limited")
+	setAuthLimit(t, 0)
+	t.Cleanup(func() { setAuthLimit(t, 50) })
+	free := labLadder(t, "unlimited")
+
+	t.Run("limit moves the attribution to the auth layer", func(t *testing.T) {
+		if limited.Bottleneck != lab.CompOAuth2Proxy {
+			t.Errorf("bottleneck under the 50m limit is %q, want %s", limited.Bottleneck, lab.CompOAuth2Proxy)
+		}
+		auth := findLayer(limited, lab.CompOAuth2Proxy)
+		if auth.Kind != results.LayerExtAuthz {
+			t.Errorf("oauth2-proxy is %q, want ext_authz", auth.Kind)
+		}
+		for _, l := range limited.Layers {
+			if l.Name != auth.Name && l.AddedMs.P99 >= auth.AddedMs.P99 {
+				t.Errorf("%s adds %.2f ms at P99, oauth2-proxy only %.2f ms: the limited auth layer should dominate", l.Name, l.AddedMs.P99, auth.AddedMs.P99)
+			}
+		}
+		before := findLayer(free, lab.CompOAuth2Proxy)
+		if auth.CIMs.P99[0] <= before.CIMs.P99[1] {
+			t.Errorf("oauth2-proxy's added P99 with the limit %.2f [%.2f, %.2f] ms does not exceed its figure without %.2f [%.2f, %.2f] ms",
+				auth.AddedMs.P99, auth.CIMs.P99[0], auth.CIMs.P99[1], before.AddedMs.P99, before.CIMs.P99[0], before.CIMs.P99[1])
+		}
+		if auth.Share.P99 <= before.Share.P99 {
+			t.Errorf("oauth2-proxy's share of the P99: %.0f%% with the limit, %.0f%% without; want it to grow", auth.Share.P99*100, before.Share.P99*100)
+		}
+	})
+
+	t.Run("layers and remainder match the end-to-end latency", func(t *testing.T) {
+		for _, l := range []*results.Ladder{free, limited} {
+			tot, sum, rem, ci := l.TotalMs.Values(), l.SumMs.Values(), l.UnattributedMs.Values(), l.UnattributedCIMs.Values()
+			for i, p := range results.LadderPercentiles[:2] { // P50, P95: P99 of a few thousand requests is too coarse
+				if ci[i][0] > 0 || ci[i][1] < 0 {
+					t.Errorf("%s P%g: layers sum to %.3f ms, end to end %.3f ms: remainder %.3f [%.3f, %.3f] excludes zero",
+						l.Target, p, sum[i], tot[i], rem[i], ci[i][0], ci[i][1])
+				}
+			}
+		}
+	})
+
+	t.Run("gateway log beside the ladder", func(t *testing.T) {
+		if _, err := os.Stat(filepath.Join(labDir, NginxAccessLog)); err != nil {
+			t.Skipf("the lab's nginx does not write %s yet (needs the %s log_format)", NginxAccessLog, "authbench_ladder")
+		}
+		for _, h := range free.Hops {
+			if h.Missing != "" {
+				t.Errorf("%s: %s", h.Name, h.Missing)
+				continue
+			}
+			if h.Name == "ext_authz subrequest" && (h.Ms.P50 > h.LadderMs.P50+2.5 || h.Ms.P50 < h.LadderMs.P50-1.5) {
+				t.Errorf("nginx times the ext_authz subrequest at P50 %.1f ms, the ladder's figure is %.2f ms", h.Ms.P50, h.LadderMs.P50)
+			}
+		}
+	})
+}
