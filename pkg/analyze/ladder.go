@@ -3,6 +3,7 @@ package analyze
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -33,6 +34,10 @@ type LadderInput struct {
 	// end-to-end slot; Names names them.
 	Hists []*hdrhistogram.Histogram
 	Names []string
+	// Rounds are, for each of Hists, its rounds' histograms (merged, they
+	// make Hists[i]), for the bootstrap to resample rounds as well as
+	// requests. Default nil: each of Hists is one round.
+	Rounds [][]*hdrhistogram.Histogram
 	// EndToEnd indexes the end-to-end slot in Hists.
 	EndToEnd int
 	// PerMs is the histograms' units per millisecond. Default 1000 (µs).
@@ -180,12 +185,16 @@ func AttributeLadder(in LadderInput) (*results.Ladder, error) {
 	if err != nil {
 		return nil, err
 	}
-	cdfs := make([]*cdf, len(in.Hists))
+	pools := make([]*roundsCDF, len(in.Hists))
 	for i, h := range in.Hists {
-		cdfs[i] = newCDF(h, in.PerMs)
+		rounds := []*hdrhistogram.Histogram{h}
+		if in.Rounds != nil {
+			rounds = in.Rounds[i]
+		}
+		pools[i] = newRoundsCDF(rounds, in.PerMs)
 	}
 	figs := ladderFigures(in, forms)
-	est := estimateFigures(in, cdfs, figs)
+	est := estimateFigures(in, pools, figs)
 	l := &results.Ladder{Confidence: in.Confidence, Resamples: in.Resamples}
 	n := len(figs)
 	total, remainder, overhead, sum := est[n-4], est[n-3], est[n-2], est[n-1]
@@ -225,6 +234,14 @@ func checkHists(in LadderInput) error {
 	for i, h := range in.Hists {
 		if h == nil || h.TotalCount() == 0 {
 			return fmt.Errorf("attributing the ladder: %s has no answered request", in.Names[i])
+		}
+	}
+	if in.Rounds != nil && len(in.Rounds) != len(in.Hists) {
+		return errors.New("attributing the ladder: one list of rounds per histogram needed")
+	}
+	for i, rs := range in.Rounds {
+		if len(rs) == 0 || slices.ContainsFunc(rs, func(h *hdrhistogram.Histogram) bool { return h == nil }) {
+			return fmt.Errorf("attributing the ladder: %s has no rounds", in.Names[i])
 		}
 	}
 	for _, l := range in.Layers {

@@ -285,3 +285,79 @@ func TestLadderBottleneck(t *testing.T) {
 		})
 	}
 }
+
+// roundsOf makes n rounds of per samples, round bad shifted by extra ms,
+// and returns them with their merge.
+func roundsOf(per int, seed uint64, d float64, bad int, extra float64) ([]*hdrhistogram.Histogram, *hdrhistogram.Histogram) {
+	var rounds []*hdrhistogram.Histogram
+	merged := hdrhistogram.New(1, 3_600_000_000, 3)
+	for r := range 6 {
+		shift := d
+		if r == bad {
+			shift += extra
+		}
+		h := synthHist(per, seed*10+uint64(r), shifted(shift))
+		merged.Merge(h)
+		rounds = append(rounds, h)
+	}
+	return rounds, merged
+}
+
+// TestLadderRoundsBootstrap checks what resampling rounds adds: drift in
+// one slot's round widens the intervals that involve it (the merged
+// histogram alone would call a stall significant), while drift common to
+// a round of every rung cancels in the layers' figures.
+func TestLadderRoundsBootstrap(t *testing.T) {
+	layers := []LadderLayer{{Name: "gw", Rung: 1}, {Name: "echo", Rung: 0}}
+	names := []string{"echo", "gw", "e2e"}
+	attribute := func(rounds [][]*hdrhistogram.Histogram, merged []*hdrhistogram.Histogram, withRounds bool) *results.Ladder {
+		in := LadderInput{Layers: layers, Hists: merged, Names: names, EndToEnd: 2, Resamples: 400}
+		if withRounds {
+			in.Rounds = rounds
+		}
+		l, err := AttributeLadder(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	t.Run("a stalled end-to-end round", func(t *testing.T) {
+		var rounds [][]*hdrhistogram.Histogram
+		var merged []*hdrhistogram.Histogram
+		for i, d := range []float64{0, 2, 2} {
+			bad := -1
+			if i == 2 {
+				bad = 3
+			}
+			r, m := roundsOf(1000, uint64(i+1), d, bad, 3)
+			rounds, merged = append(rounds, r), append(merged, m)
+		}
+		plain := attribute(rounds, merged, false)
+		if ci := plain.UnattributedCIMs.P50; ci[0] <= 0 {
+			t.Fatalf("merged bootstrap: remainder P50 %v should exclude zero (the stall looks significant)", ci)
+		}
+		cluster := attribute(rounds, merged, true)
+		if ci := cluster.UnattributedCIMs.P50; ci[0] > 0 || ci[1] < 0 {
+			t.Errorf("cluster bootstrap: remainder P50 %v, want an interval holding zero: one stalled round in six is drift", ci)
+		}
+	})
+	t.Run("drift common to a round cancels", func(t *testing.T) {
+		var rounds [][]*hdrhistogram.Histogram
+		var merged []*hdrhistogram.Histogram
+		for i, d := range []float64{0, 2, 2} {
+			r, m := roundsOf(1000, uint64(i+1), d, 3, 3)
+			rounds, merged = append(rounds, r), append(merged, m)
+		}
+		l := attribute(rounds, merged, true)
+		gw := l.Layers[0]
+		// A stalled round makes the pool bimodal near its median, so the
+		// rungs' independent draws cancel less well than without: the
+		// interval widens a little, the total's a lot.
+		if w := gw.CIMs.P50[1] - gw.CIMs.P50[0]; w > 0.3 || gw.AddedMs.P50 < 1.9 || gw.AddedMs.P50 > 2.1 {
+			t.Errorf("gw added P50 %.3f %v: a shift every rung saw in the same round should cancel", gw.AddedMs.P50, gw.CIMs.P50)
+		}
+		if w := l.TotalCIMs.P50[1] - l.TotalCIMs.P50[0]; w < 1 {
+			t.Errorf("total P50 interval %v: resampling rounds should show the stalled round", l.TotalCIMs.P50)
+		}
+	})
+}

@@ -38,6 +38,7 @@ the lab it started. Run 'authbench lab install' (make lab) first.`,
 	f.Int64VarP(&o.Requests, "requests", "n", lab.ScenarioRequests, "requests per iteration")
 	f.IntVarP(&o.Concurrency, "concurrency", "c", lab.ScenarioConcurrency, "concurrency")
 	f.IntVar(&o.Iterations, "iterations", lab.ScenarioIterations, "iterations")
+	f.Int64Var(&o.Warmup, "warmup", 0, "unrecorded warm-up requests per stack (default 10% of -n; -1 for none)")
 	f.Float64VarP(&o.Rate, "rate", "q", 0, "total rate: run the open loop instead")
 	f.StringVar(&o.LabDir, "lab-dir", lab.DefaultDir(), "lab directory")
 	f.StringArrayVar(&o.limits, "limit", nil, "COMPONENT=CPU[,MEM] limit when the demo starts the lab, e.g. oauth2-proxy=50m")

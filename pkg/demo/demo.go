@@ -26,6 +26,10 @@ type Options struct {
 	Concurrency int
 	// Iterations. Default 3.
 	Iterations int
+	// Warmup requests per stack before the first iteration, not recorded:
+	// the first requests pay for connections, TLS and cold caches.
+	// Default 10% of Requests; negative disables.
+	Warmup int64
 	// Rate, when positive, runs the open loop at that total rate instead.
 	Rate float64
 	// LabDir is the lab directory. Default lab.DefaultDir(). A lab already
@@ -60,6 +64,9 @@ func (o *Options) complete() {
 	}
 	if o.Iterations == 0 {
 		o.Iterations = lab.ScenarioIterations
+	}
+	if o.Warmup == 0 {
+		o.Warmup = max(o.Requests/10, int64(o.Concurrency))
 	}
 	if o.LabDir == "" {
 		o.LabDir = lab.DefaultDir()
@@ -140,6 +147,7 @@ func labPlan(o Options) (*plan.Plan, error) {
 	}
 	p.Load.Requests, p.Load.Concurrency, p.Load.Iterations = o.Requests, o.Concurrency, o.Iterations
 	p.Load.Rate = o.Rate
+	p.Load.WarmupRequests, p.Load.WarmupDuration = max(o.Warmup, 0), 0
 	if o.Rate > 0 {
 		p.Load.Duration = 0
 	}

@@ -258,6 +258,39 @@ func TestTamperedTokenGets401(t *testing.T) {
 	}
 }
 
+func TestGatewayBehavesLikeEnvoyExtAuthz(t *testing.T) {
+	gw := target(t, Target3x).URL
+	base := strings.TrimSuffix(gw, EchoPath)
+	tok := userToken(t, Stack3x, UserAlice)
+	t.Run("a 202 from the auth service denies with 403", func(t *testing.T) {
+		// oauth2-proxy's own /oauth2/auth answers 202 for a valid token;
+		// nginx's auth_request alone would allow any 2xx, Envoy only a 200.
+		if code, body := get(t, base+"/oauth2/auth", tok); code != 403 {
+			t.Errorf("GET %s/oauth2/auth as alice: %d %s, want 403", base, code, body)
+		}
+	})
+	t.Run("the auth service sees the original method and path without the body", func(t *testing.T) {
+		req, _ := http.NewRequest(http.MethodPost, base+"/echo/method-check", strings.NewReader("body"))
+		req.Header.Set("Authorization", "Bearer "+tok)
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		// alice may only get: kube-rbac-proxy denies the create.
+		if resp.StatusCode != 403 {
+			t.Errorf("POST as alice: %d, want 403 from kube-rbac-proxy (verb create)", resp.StatusCode)
+		}
+		logb, err := os.ReadFile(filepath.Join(labDir, "logs", CompOAuth2Proxy+".log"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(logb), `POST static://200 "/echo/method-check"`) {
+			t.Errorf("oauth2-proxy's log has no POST of /echo/method-check")
+		}
+	})
+}
+
 // auditEvent is the part of an audit event the SAR test reads.
 type auditEvent struct {
 	Verb      string                    `json:"verb"`
@@ -535,6 +568,32 @@ func TestPortInUseIsDetected(t *testing.T) {
 		t.Errorf("lab up with haproxy on busy port %d: %v, want a port-in-use error", busy, err)
 	}
 	_ = Down(context.Background(), dir, io.Discard)
+}
+
+func TestComponentDyingAtStartFailsUp(t *testing.T) {
+	needLab(t)
+	dir := t.TempDir()
+	// 16 MiB is far below what kube-apiserver needs: the kernel kills it.
+	_, err := Up(context.Background(), UpOptions{Dir: dir, Supervisor: supervisorArgv(),
+		Config: Config{Stacks: []string{Stack2x}, Limits: []Limit{{Component: CompAPIServer, MemoryBytes: 16 << 20}}}})
+	if err == nil {
+		_ = Down(context.Background(), dir, io.Discard)
+		t.Fatal("lab up succeeded with kube-apiserver limited to 16Mi")
+	}
+	for _, want := range []string{CompAPIServer, "at start", "kube-apiserver.log", "  | "} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+	if supervisorAlive(dir) {
+		t.Error("supervisor still runs after a failed start")
+	}
+	s, _ := ReadState(dir)
+	for _, c := range s.Components {
+		if processAlive(c.PID) {
+			t.Errorf("%s (pid %d) survived the failed start", c.Name, c.PID)
+		}
+	}
 }
 
 func TestInterruptedUpStopsEverything(t *testing.T) {

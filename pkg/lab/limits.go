@@ -2,6 +2,7 @@ package lab
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -125,4 +126,34 @@ func formatBytes(n int64) string {
 		}
 	}
 	return strconv.FormatInt(n, 10)
+}
+
+// applyLimits attaches each limit to the components it names: the exact
+// component name, or else every component of that program ("http-echo").
+func applyLimits(specs []*spec, limits []Limit) error {
+	for _, l := range limits {
+		var hit []*spec
+		for _, sp := range specs {
+			if sp.Name == l.Component {
+				hit = []*spec{sp}
+				break
+			}
+			if sp.Program == l.Component {
+				hit = append(hit, sp)
+			}
+		}
+		if len(hit) == 0 {
+			var names []string
+			for _, sp := range specs {
+				names = append(names, sp.Name)
+			}
+			sort.Strings(names)
+			return fmt.Errorf("--limit %s: no such component in this lab; components: %s", l.Component, strings.Join(names, ", "))
+		}
+		for _, sp := range hit {
+			sp.limit = l
+			sp.Limit = l.String()
+		}
+	}
+	return nil
 }

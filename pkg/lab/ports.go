@@ -1,9 +1,12 @@
 package lab
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
+	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"syscall"
@@ -109,4 +112,13 @@ func validatePinned(pinned map[string]int, names []string) error {
 		return fmt.Errorf("unknown port name(s) %v; known: %v", bad, all)
 	}
 	return nil
+}
+
+func readPorts(dir string) map[string]int {
+	var m map[string]int
+	b, err := os.ReadFile(filepath.Join(dir, portsFile))
+	if err == nil {
+		_ = json.Unmarshal(b, &m)
+	}
+	return m
 }

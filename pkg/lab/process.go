@@ -28,6 +28,7 @@ type proc struct {
 	cmd     *exec.Cmd
 	cg      *cgroup.Group
 	logPath string
+	limit   Limit
 	done    chan struct{} // closed when the process has exited
 	waitErr error
 }
@@ -54,7 +55,7 @@ func startProc(ps procSpec) (*proc, error) {
 		return nil, fmt.Errorf("opening log of %s: %w", ps.name, err)
 	}
 	defer logf.Close()
-	p := &proc{name: ps.name, logPath: ps.logPath, done: make(chan struct{})}
+	p := &proc{name: ps.name, logPath: ps.logPath, limit: ps.limit, done: make(chan struct{})}
 	if ps.cgroup != "" {
 		if p.cg, err = newCgroup(ps.cgroup, ps.limit); err != nil {
 			return nil, fmt.Errorf("starting %s: %w", ps.name, err)
@@ -141,11 +142,14 @@ func (p *proc) exited() bool {
 
 // exitError describes how the process ended, with its log tail.
 func (p *proc) exitError() error {
-	how := "exited"
+	how := "exit status 0"
 	if p.waitErr != nil {
 		how = p.waitErr.Error()
 	}
-	return fmt.Errorf("%s %s at start; last lines of %s:\n%s", p.name, how, p.logPath, tail(p.logPath, logTailLines))
+	if p.limit.MemoryBytes > 0 && strings.Contains(how, "killed") {
+		how += fmt.Sprintf("; out of memory? its limit is %s", formatBytes(p.limit.MemoryBytes))
+	}
+	return fmt.Errorf("%s exited at start (%s); last lines of %s:\n%s", p.name, how, p.logPath, tail(p.logPath, logTailLines))
 }
 
 // stop sends SIGTERM to the process group, waits up to grace, then

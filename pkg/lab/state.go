@@ -72,7 +72,7 @@ type ComponentInfo struct {
 	Program string `json:"program"`
 	Plays   string `json:"plays,omitempty"`
 	// Exe is the program's path, to recognise the process later.
-	Exe string `json:"exe,omitempty"`
+	Exe     string `json:"exe,omitempty"`
 	Version string `json:"version,omitempty"`
 	PID     int    `json:"pid,omitempty"`
 	// Cgroup is the group's path, as cgroup.Open accepts it.

@@ -75,7 +75,7 @@ func Up(ctx context.Context, o UpOptions) (*State, error) {
 func alreadyRunning(dir string) error {
 	msg := fmt.Sprintf("%v in %s (supervisor pid %d)", ErrAlreadyRunning, dir, lockHolder(dir))
 	if s, err := ReadState(dir); err == nil {
-		msg += fmt.Sprintf(", %s since %s", s.Phase, s.Started.Format(time.TimeOnly))
+		msg += fmt.Sprintf(", %s, started %s", s.Phase, s.Started.Format(time.DateTime))
 	}
 	return &runningError{msg + ": `authbench lab status` shows it, `authbench lab down` stops it"}
 }

@@ -11,8 +11,9 @@ import (
 // driftNotes flag the rounds whose median is far from the same rung's
 // other rounds (more than twice their median, or under half of it, and
 // at least a millisecond away): a stall of the host or a warming cache.
-// Bootstrap intervals cover sampling noise only, so such a round widens
-// nothing and only this note tells of it. Needs three rounds.
+// The bootstrap resamples rounds, so the intervals widen with such a
+// round, but a handful of rounds estimate drift poorly; the note says
+// where it happened. Needs three rounds.
 func driftNotes(res []results.Result, slots []*slot) []string {
 	var notes []string
 	for _, s := range slots {
@@ -35,7 +36,7 @@ func driftNotes(res []results.Result, slots []*slot) []string {
 		}
 		if len(odd) > 0 {
 			notes = append(notes, fmt.Sprintf("Drift: %s's median latency was %.3g ms over its rounds but %s; "+
-				"the intervals do not cover such a shift — re-run, or run more rounds.", s.layer, m, strings.Join(odd, ", ")))
+				"the intervals widen with it, but few rounds measure drift poorly — re-run, or run more rounds.", s.layer, m, strings.Join(odd, ", ")))
 		}
 	}
 	return notes

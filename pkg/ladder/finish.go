@@ -48,6 +48,7 @@ func (l *ladderRun) attribute() (*results.Ladder, error) {
 	index := map[string]int{}
 	for i, s := range l.slots {
 		in.Hists = append(in.Hists, s.merged())
+		in.Rounds = append(in.Rounds, s.hists)
 		in.Names = append(in.Names, s.layer)
 		index[s.layer] = i
 	}
@@ -121,8 +122,9 @@ func (l *ladderRun) standardNotes(lad *results.Ladder) []string {
 			"end-to-end figure minus that sum (layers with no rung outside the outermost one, plus sampling noise): " +
 			"an interval containing zero means the layers account for the end-to-end latency.",
 		fmt.Sprintf("The innermost layer's figure (%s) is its whole rung: the backend plus the client's own path to it.", l.slots[0].layer),
-		fmt.Sprintf("Intervals are %.0f%% percentile-bootstrap intervals from the merged histograms of %d round(s) (%d resamples); "+
-			"they cover sampling noise, not drift between rounds.", lad.Confidence*100, l.o.Rounds, lad.Resamples),
+		fmt.Sprintf("Intervals are %.0f%% bootstrap intervals (%d resamples) that resample the %d round(s) — the same rounds for every rung, "+
+			"so drift common to a round cancels in the differences — and then the requests of the rounds drawn: "+
+			"they cover sampling noise and drift between rounds, not a bias every round shares.", lad.Confidence*100, lad.Resamples, l.o.Rounds),
 		"Capacities are closed-loop probes from this host: a rung faster than the load generator reads as the generator's limit, " +
 			"and where every component shares the host's cores an outer rung's capacity is the host's.",
 	}

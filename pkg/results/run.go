@@ -92,9 +92,9 @@ type Result struct {
 	Start     time.Time  `json:"start"`
 	End       time.Time  `json:"end"`
 	// Requests completed (answered or failed); Successes are HTTP < 400.
-	Requests      int64   `json:"requests"`
-	Successes     int64   `json:"successes"`
-	SuccessRate   float64 `json:"success_rate"` // fraction, 0 when no request
+	Requests    int64   `json:"requests"`
+	Successes   int64   `json:"successes"`
+	SuccessRate float64 `json:"success_rate"` // fraction, 0 when no request
 	// ThroughputRPS is completed requests (any outcome) per second, as
 	// hey's Requests/sec; GoodputRPS counts successes only, so a storm of
 	// fast 401s shows as throughput without goodput.

@@ -28,11 +28,36 @@ func LabComponents(dir string, p *plan.Plan, explicit bool) ([]observe.LocalComp
 	if !explicit && !targetsLab(p, st) {
 		return nil, nil, nil
 	}
+	stacks := targetStacks(p, st)
 	var comps []observe.LocalComponent
 	for _, c := range st.Components {
+		if len(stacks) > 0 && c.Stack != lab.StackShared && !stacks[c.Stack] {
+			continue
+		}
 		comps = append(comps, observe.LocalComponent{Name: c.Name, Role: c.Role, Cgroup: c.Cgroup, PID: c.PID})
 	}
 	return comps, st.Record(), nil
+}
+
+// targetStacks names the lab stacks the plan's targets enter, so that a
+// run against one stack does not report the other stack's idle processes.
+// An empty set means none could be told apart: sample everything.
+func targetStacks(p *plan.Plan, st *lab.State) map[string]bool {
+	stacks := map[string]bool{}
+	for _, t := range p.Targets {
+		for _, s := range st.Targets {
+			if sameHost(t.URL, s.URL) {
+				stacks[s.Stack] = true
+			}
+		}
+	}
+	return stacks
+}
+
+func sameHost(a, b string) bool {
+	ua, err1 := url.Parse(a)
+	ub, err2 := url.Parse(b)
+	return err1 == nil && err2 == nil && ua.Host == ub.Host
 }
 
 // targetsLab reports whether any target (or rung) is served by the lab.

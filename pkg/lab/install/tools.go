@@ -23,9 +23,10 @@ type Tool struct {
 // Replace is one replace directive of a wrapper go.mod.
 type Replace struct{ Old, New, Version string }
 
-// The pinned versions the lab is built and tested against. Only some versions
-// are served by this project's module mirror (see docs/lab notes): v7.9+ of
-// oauth2-proxy and v0.20+ of kube-rbac-proxy are refused.
+// The pinned versions the lab is built and tested against. The project's
+// module mirror serves only some versions: it refuses oauth2-proxy v7.9+ and
+// kube-rbac-proxy v0.20+, and every version of openshift/oauth-proxy, whose
+// role kube-rbac-proxy therefore plays.
 const (
 	HTTPEchoVersion      = "v1.0.0"
 	OAuth2ProxyVersion   = "v7.8.1"
