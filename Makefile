@@ -14,7 +14,7 @@ C          ?= 50
 ITER       ?= 3
 TEST_FLAGS ?=
 
-.PHONY: all build lab demo test unit integration vet bench clean
+.PHONY: all build lab demo test test-deps unit integration vet bench clean
 
 all: build
 
@@ -38,7 +38,11 @@ unit: build
 	@echo "==> unit tests"
 	@$(GO) test -count=1 $(TEST_FLAGS) ./...
 
-integration: lab
+# test-deps adds the optional tools the tests need (Chromium for the HTML report check).
+test-deps: build
+	@$(BIN) lab install --optional
+
+integration: test-deps
 	@echo "==> integration tests (real components)"
 	@$(GO) test -count=1 -tags integration -timeout 40m -p 1 $(TEST_FLAGS) ./...
 

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
@@ -62,108 +61,6 @@ func (in *LadderInput) complete() {
 	if in.Confidence <= 0 || in.Confidence >= 1 {
 		in.Confidence = DefaultConfidence
 	}
-}
-
-// LadderTerm is one rung's percentile in a figure, with its coefficient.
-type LadderTerm struct {
-	Hist int
-	Coef float64
-}
-
-// LadderFormula is one layer's figure as a sum of rung percentiles, the
-// layers without a rung whose cost it includes, and its text.
-type LadderFormula struct {
-	Terms    []LadderTerm
-	Includes []string
-	Text     string
-}
-
-// LadderFormulas derives each layer's added latency from the rungs, for
-// layers given from the client inwards (nil for a layer without a rung):
-//
-//   - the innermost inline rung (the base) is its whole rung: the backend
-//     plus the client's own path to it;
-//   - an inline layer is its rung minus the next inline rung inside it,
-//     minus the ext_authz layers it calls (those between the two);
-//   - an ext_authz layer is its rung minus the base: a hop to a trivial
-//     server costs about what the base costs.
-//
-// A layer without a rung is folded into the nearest layer outwards whose
-// figure contains it (Includes); outside the outermost rung it is left to
-// the unattributed remainder (the returned list). By construction the
-// figures sum to the outermost inline rung, plus any ext_authz layer that
-// no measured layer calls.
-func LadderFormulas(layers []LadderLayer, names []string) ([]*LadderFormula, []string, error) {
-	base := -1
-	for i, l := range layers {
-		if !l.ExtAuthz && l.Rung >= 0 {
-			base = i
-		}
-	}
-	if base < 0 {
-		return nil, nil, errors.New("attributing the ladder: no inline layer has a rung (the backend needs one)")
-	}
-	out := make([]*LadderFormula, len(layers))
-	var uncovered []string
-	for i, l := range layers {
-		switch {
-		case l.Rung < 0:
-			if owner := coveringLayer(layers, i); owner >= 0 {
-				continue // added to the owner below
-			}
-			uncovered = append(uncovered, l.Name)
-		case l.ExtAuthz:
-			if base < i {
-				return nil, nil, fmt.Errorf("attributing the ladder: ext_authz layer %s has no inline rung inside it to measure its hop against", l.Name)
-			}
-			out[i] = &LadderFormula{
-				Terms: []LadderTerm{{l.Rung, 1}, {layers[base].Rung, -1}},
-				Text:  names[l.Rung] + " - " + names[layers[base].Rung],
-			}
-		default:
-			out[i] = inlineFormula(layers, names, i, base)
-		}
-	}
-	for i, l := range layers {
-		if l.Rung < 0 {
-			if owner := coveringLayer(layers, i); owner >= 0 {
-				out[owner].Includes = append(out[owner].Includes, l.Name)
-			}
-		}
-	}
-	return out, uncovered, nil
-}
-
-func inlineFormula(layers []LadderLayer, names []string, i, base int) *LadderFormula {
-	l := layers[i]
-	f := &LadderFormula{Terms: []LadderTerm{{l.Rung, 1}}, Text: names[l.Rung]}
-	if i == base {
-		return f
-	}
-	inner := i + 1
-	for layers[inner].ExtAuthz || layers[inner].Rung < 0 {
-		inner++
-	}
-	f.Terms = append(f.Terms, LadderTerm{layers[inner].Rung, -1})
-	f.Text += " - " + names[layers[inner].Rung]
-	for k := i + 1; k < inner; k++ {
-		if layers[k].ExtAuthz && layers[k].Rung >= 0 {
-			f.Terms = append(f.Terms, LadderTerm{layers[k].Rung, -1}, LadderTerm{layers[base].Rung, 1})
-			f.Text += " - (" + names[layers[k].Rung] + " - " + names[layers[base].Rung] + ")"
-		}
-	}
-	return f
-}
-
-// coveringLayer is the layer whose figure contains layer i's cost when i
-// has no rung: the nearest inline layer outwards with a rung, or -1.
-func coveringLayer(layers []LadderLayer, i int) int {
-	for j := i - 1; j >= 0; j-- {
-		if !layers[j].ExtAuthz && layers[j].Rung >= 0 {
-			return j
-		}
-	}
-	return -1
 }
 
 // AttributeLadder computes each layer's added latency at P50, P95 and P99
@@ -312,64 +209,4 @@ func share(added, total results.LadderQuantiles) results.LadderQuantiles {
 		}
 	}
 	return results.QuantilesOf(s)
-}
-
-// ladderOwnCapacity estimates what each layer alone would serve. At
-// saturation a rung's inverse capacity is what one request costs its path
-// (seconds of the scarcest resource), and where the layers share it those
-// costs add as latencies do: a layer's cost is its formula applied to the
-// inverse capacities, and its own capacity the inverse of that cost. Where
-// layers have resources of their own the slowest one caps every rung
-// around it and still has the largest cost. 0 when a capacity in the
-// formula is unknown or the cost is not positive.
-func ladderOwnCapacity(in LadderInput, forms []*LadderFormula) []float64 {
-	inv := make([]float64, len(in.Hists))
-	for _, l := range in.Layers {
-		if l.Rung >= 0 && l.CapacityRPS > 0 {
-			inv[l.Rung] = 1 / l.CapacityRPS
-		}
-	}
-	out := make([]float64, len(in.Layers))
-	for i, f := range forms {
-		if f == nil {
-			continue
-		}
-		known := true
-		for _, t := range f.Terms {
-			known = known && inv[t.Hist] > 0
-		}
-		if cost := evalTerms(f.Terms, func(h int) float64 { return inv[h] }); known && cost > 0 {
-			out[i] = roundTo(1/cost, 10)
-		}
-	}
-	return out
-}
-
-// ladderBottleneck names the layer with the lowest own capacity: the one
-// whose requests cost the most. Empty when none is known.
-func ladderBottleneck(layers []results.LadderLayer) string {
-	best, name := 0.0, ""
-	for _, l := range layers {
-		if c := l.OwnCapacityRPS; c > 0 && (name == "" || c < best) {
-			best, name = c, l.Name
-		}
-	}
-	return name
-}
-
-// FormatLadderTerms renders terms with names, for tests and messages.
-func FormatLadderTerms(terms []LadderTerm, names []string) string {
-	var b strings.Builder
-	for i, t := range terms {
-		switch {
-		case i == 0 && t.Coef < 0:
-			b.WriteString("-")
-		case i > 0 && t.Coef < 0:
-			b.WriteString(" - ")
-		case i > 0:
-			b.WriteString(" + ")
-		}
-		b.WriteString(names[t.Hist])
-	}
-	return b.String()
 }

@@ -24,7 +24,7 @@ func newLabCmd() *cobra.Command {
       -> oauth2-proxy playing kube-auth-proxy -> kube-rbac-proxy -> http-echo
 sharing etcd, a kube-apiserver (TokenReview, SubjectAccessReview) and Keycloak.`,
 	}
-	cmd.AddCommand(newLabUpCmd(), newLabStatusCmd(), newLabDownCmd(), newLabScenarioCmd(),
+	cmd.AddCommand(newLabUpCmd(), newLabStatusCmd(), newLabDownCmd(), newLabScenarioCmd(), newLabLimitCmd(),
 		newLabServeCmd(), newLabInstallCmd())
 	return cmd
 }

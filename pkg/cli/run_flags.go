@@ -131,6 +131,11 @@ func (o *runOptions) apply(p *plan.Plan, log io.Writer) error {
 
 func (o *runOptions) applyLoad(p *plan.Plan, set func(string) bool) error {
 	l := &p.Load
+	// plan.Complete reads a zero as "unset" and would silently replace an
+	// explicit -n 0, -c 0 or --iterations 0 with the default.
+	if o.changed("requests") && o.requests == 0 && o.duration == 0 {
+		return fmt.Errorf("requests (-n) must be at least 1, got 0")
+	}
 	if set("requests") || set("duration") {
 		// -z wins over -n, as in hey.
 		l.Requests, l.Duration = o.requests, plan.Duration(o.duration)
@@ -139,12 +144,18 @@ func (o *runOptions) applyLoad(p *plan.Plan, set func(string) bool) error {
 		}
 	}
 	if set("concurrency") {
+		if o.concurrency < 1 {
+			return fmt.Errorf("concurrency (-c) must be at least 1, got %d", o.concurrency)
+		}
 		l.Concurrency = o.concurrency
 	}
 	if set("rate") {
 		l.Rate = o.rate
 	}
 	if set("iterations") {
+		if o.iterations < 1 {
+			return fmt.Errorf("iterations must be at least 1, got %d", o.iterations)
+		}
 		l.Iterations = o.iterations
 	}
 	if set("delay") {

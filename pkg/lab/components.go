@@ -71,7 +71,7 @@ func portNames(c Config) []string {
 	}
 	if c.has(Stack3x) {
 		names = append(names, CompKeycloak, CompEcho3x,
-			CompKubeRBACProxy, CompOAuth2Proxy, CompNginx, "nginx-deny")
+			CompKubeRBACProxy, CompOAuth2Proxy, PortOAuth2ProxyMetrics, CompNginx, "nginx-deny")
 	}
 	return names
 }

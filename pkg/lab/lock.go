@@ -33,6 +33,21 @@ func acquireLock(dir string) (*os.File, error) {
 	return f, nil
 }
 
+// lockState takes the flock that serialises writers of state.json across
+// processes (the supervisor, and SetLimits in `lab limit`), each of which
+// reads, changes and rewrites it. It waits for the holder; unlock releases.
+func lockState(dir string) (unlock func(), err error) {
+	f, err := os.OpenFile(filepath.Join(dir, StateLockFile), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("opening lab state lock: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("locking lab state: %w", err)
+	}
+	return func() { f.Close() }, nil
+}
+
 // supervisorAlive reports whether some process holds the lab's lock.
 func supervisorAlive(dir string) bool {
 	f, err := os.OpenFile(filepath.Join(dir, LockFile), os.O_RDONLY, 0)

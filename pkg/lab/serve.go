@@ -101,10 +101,17 @@ func (s *supervisor) logf(format string, args ...any) {
 	fmt.Fprintf(s.out, "%s %s\n", time.Now().Format("15:04:05.000"), fmt.Sprintf(format, args...))
 }
 
-// update changes the state under the lock and writes state.json.
+// update changes the state under the lock and writes state.json, keeping
+// the limits `lab limit` changed there meanwhile.
 func (s *supervisor) update(f func(*State)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if unlock, err := lockState(s.dir); err != nil {
+		s.logf("warning: %v", err)
+	} else {
+		defer unlock()
+		keepLiveLimits(s.dir, s.state)
+	}
 	f(s.state)
 	if err := writeState(s.dir, s.state); err != nil {
 		s.logf("warning: %v", err)

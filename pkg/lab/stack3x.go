@@ -46,6 +46,11 @@ func (b *builder) nginx() (*spec, error) {
 	}, nil
 }
 
+// PortOAuth2ProxyMetrics names, in State.Ports, the port where oauth2-proxy
+// serves /metrics, its Go process metrics among them (what a Prometheus
+// sampler with observe.ProcessProfile reads).
+const PortOAuth2ProxyMetrics = "oauth2-proxy-metrics"
+
 // oauth2Proxy plays kube-auth-proxy, the ext_authz service, verifying
 // Keycloak JWTs itself.
 func (b *builder) oauth2Proxy() (*spec, error) {
@@ -60,6 +65,7 @@ func (b *builder) oauth2Proxy() (*spec, error) {
 			Version: toolVersion("oauth2-proxy", bin), URL: u + EchoPath},
 		argv: []string{bin,
 			"--http-address=" + b.addr(CompOAuth2Proxy),
+			"--metrics-address=" + b.addr(PortOAuth2ProxyMetrics),
 			"--provider=oidc",
 			"--oidc-issuer-url=" + b.issuerURL(),
 			"--provider-ca-file=" + b.certs.CA,
@@ -74,7 +80,7 @@ func (b *builder) oauth2Proxy() (*spec, error) {
 			"--reverse-proxy=true",
 			"--silence-ping-logging=true",
 		},
-		ports: []string{CompOAuth2Proxy},
+		ports: []string{CompOAuth2Proxy, PortOAuth2ProxyMetrics},
 		after: []string{CompKeycloak},
 		ready: func(ctx context.Context) error { return probe(ctx, b.client, u+"/ping", "", "", 200) },
 	}

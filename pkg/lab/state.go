@@ -17,6 +17,7 @@ const (
 	StateFile      = "state.json"   // written by the supervisor; see State
 	RequestFile    = "request.json" // what `lab up` asked for; read by the supervisor
 	LockFile       = "lab.lock"     // flock held by the running supervisor
+	StateLockFile  = "state.lock"   // flock held while state.json is rewritten
 	SupervisorLog  = "logs/supervisor.log"
 	ScenarioFile   = "scenario.yaml" // written when the lab is ready
 	stateVersion   = 1

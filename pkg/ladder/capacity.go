@@ -3,6 +3,7 @@ package ladder
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -27,6 +28,7 @@ func (l *ladderRun) probeCapacity(ctx context.Context) error {
 			return fmt.Errorf("probing capacity: %w", ctx.Err())
 		}
 		s.probe = m.Result()
+		s.probe.GoodputRPS = math.Round(s.probe.GoodputRPS*10) / 10
 		if err := checkProbe(s); err != nil {
 			return err
 		}
@@ -85,7 +87,8 @@ func (l *ladderRun) chooseRate() error {
 		return nil
 	}
 	weakest := l.weakest()
-	l.rate = l.o.RateFraction * weakest.probe.GoodputRPS
+	// A tenth of a request per second is finer than any capacity probe.
+	l.rate = math.Round(l.o.RateFraction*weakest.probe.GoodputRPS*10) / 10
 	l.fraction = l.o.RateFraction
 	if l.rate <= 0 {
 		return fmt.Errorf("choosing the rate: %s has no measured capacity", weakest.layer)

@@ -129,18 +129,31 @@ func (l *ladderRun) standardNotes(lad *results.Ladder) []string {
 			"and where every component shares the host's cores an outer rung's capacity is the host's.",
 	}
 	if a := l.authLayer(); a != "" {
-		notes = append(notes, fmt.Sprintf("%s is an ext_authz service: its figure is its rung minus the backend's (one hop to a trivial server), "+
-			"and the layer calling it has that figure subtracted from its own.", a))
+		notes = append(notes, fmt.Sprintf("%s is an ext_authz service measured on its own rung: its figure is its rung minus the backend's "+
+			"(one hop to a trivial server), and the layer calling it has that figure subtracted from its own. Called by the gateway it may cost more "+
+			"(other headers, the gateway's connections, the host's load), and that difference lands in the gateway's figure; "+
+			"the gateway's own timing of the subrequest, where it logs one, tells.", a))
 	}
 	if l.o.Closed {
 		notes = append(notes, "Closed loop: every rung runs at its own saturation, so its latency is mostly queueing (concurrency / throughput); "+
 			"the attribution then compares queues, not service times. The open loop (the default) avoids this.")
 	} else if l.fraction > 0 {
-		w := l.weakest()
-		notes = append(notes, fmt.Sprintf("Open loop at %.0f req/s on every rung: %.0f%% of the weakest capacity (%s, %.0f req/s), so no rung queues.",
-			l.rate, l.fraction*100, w.layer, w.probe.GoodputRPS))
+		notes = append(notes, l.rateNote())
 	}
 	return notes
+}
+
+// rateNote says what the open loop's rate means for queueing: waiting
+// grows as utilisation/(1-utilisation), so at half the weakest capacity
+// it stays small, and above it the weakest rungs' figures include it.
+func (l *ladderRun) rateNote() string {
+	w := l.weakest()
+	s := fmt.Sprintf("Open loop at %.0f req/s on every rung: %.0f%% of the weakest capacity (%s, %.0f req/s)",
+		l.rate, l.fraction*100, w.layer, w.probe.GoodputRPS)
+	if l.fraction <= DefaultRateFraction {
+		return s + ", so no rung should queue much: the figures are service times."
+	}
+	return s + ": the rungs near that capacity queue, and their figures include waiting, which grows steeply towards capacity."
 }
 
 // write writes timeline.json, summary.md (with the Latency Breakdown),

@@ -204,3 +204,28 @@ func TestDriftNotes(t *testing.T) {
 		})
 	}
 }
+
+func TestHopNote(t *testing.T) {
+	hop := func(seen, own results.LadderQuantiles) results.HopTiming {
+		return results.HopTiming{Name: hopExtAuthz, Layer: "oauth2-proxy", Ms: seen, LadderMs: own, LadderFigure: "added", ResolutionMs: 1}
+	}
+	q := func(a, b, c float64) results.LadderQuantiles { return results.LadderQuantiles{P50: a, P95: b, P99: c} }
+	tests := []struct {
+		name string
+		h    results.HopTiming
+		want string
+	}{
+		{"agrees within the log's resolution", hop(q(1, 2, 3), q(0.7, 1.4, 2.2)), ""},
+		{"slower through the gateway", hop(q(2, 250, 400), q(1.5, 60, 98)), "at P95 250 ms, its own rung adds 60.0 ms"},
+		{"missing", results.HopTiming{Name: hopExtAuthz, Missing: "no log"}, ""},
+		{"not the ext_authz hop", results.HopTiming{Name: "gateway's own time", Ms: q(10, 20, 30), LadderFigure: "added"}, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := hopNote(tc.h)
+			if tc.want == "" && got != "" || tc.want != "" && !strings.Contains(got, tc.want) {
+				t.Errorf("note %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

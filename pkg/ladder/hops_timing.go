@@ -28,6 +28,9 @@ type GatewayLog struct {
 	FlushWait time.Duration
 }
 
+// hopExtAuthz names the gateway's timing of the ext_authz subrequest.
+const hopExtAuthz = "ext_authz subrequest"
+
 // hopDef is one timing read from the log: which layer it sits beside,
 // and how to get its value from a record.
 type hopDef struct {
@@ -46,7 +49,7 @@ func (l *ladderRun) hops(ctx context.Context, lad *results.Ladder) {
 		return
 	}
 	if g.Missing != "" {
-		lad.Hops = append(lad.Hops, results.HopTiming{Name: "ext_authz subrequest", Layer: l.authLayer(), Log: g.Path, Missing: g.Missing})
+		lad.Hops = append(lad.Hops, results.HopTiming{Name: hopExtAuthz, Layer: l.authLayer(), Log: g.Path, Missing: g.Missing})
 		return
 	}
 	recs, err := readFlushed(ctx, g, l.gatewayWindows(gw))
@@ -58,12 +61,33 @@ func (l *ladderRun) hops(ctx context.Context, lad *results.Ladder) {
 		missing = fmt.Sprintf("no %q line in %s during the gateway's turns: the gateway does not log the ladder's format", HopMarker, g.Path)
 	}
 	if missing != "" {
-		lad.Hops = append(lad.Hops, results.HopTiming{Name: "ext_authz subrequest", Layer: l.authLayer(), Log: g.Path, Missing: missing})
+		lad.Hops = append(lad.Hops, results.HopTiming{Name: hopExtAuthz, Layer: l.authLayer(), Log: g.Path, Missing: missing})
 		return
 	}
 	for _, d := range l.hopDefs(recs[0].Gateway, gw.layer) {
-		lad.Hops = append(lad.Hops, timing(d, recs, g.Path, lad))
+		h := timing(d, recs, g.Path, lad)
+		lad.Hops = append(lad.Hops, h)
+		if n := hopNote(h); n != "" {
+			lad.Notes = append(lad.Notes, n)
+		}
 	}
+}
+
+// hopNote flags an ext_authz service that the gateway sees much slower
+// than its own rung: the ladder then charges the difference to the gateway.
+func hopNote(h results.HopTiming) string {
+	if h.Missing != "" || h.LadderFigure != "added" || h.Name != hopExtAuthz {
+		return ""
+	}
+	for i, p := range results.LadderPercentiles {
+		seen, own := h.Ms.Values()[i], h.LadderMs.Values()[i]
+		if seen > 2*own+h.ResolutionMs && seen-own > 2 {
+			return fmt.Sprintf("The gateway times the ext_authz subrequest to %s at P%g %.0f ms, its own rung adds %.1f ms: "+
+				"the service is slower when the gateway calls it, and the ladder charges the difference to the gateway's figure.",
+				h.Layer, p, seen, own)
+		}
+	}
+	return ""
 }
 
 // readFlushed reads the log once the gateway has flushed it: after
@@ -152,7 +176,7 @@ func (l *ladderRun) hopDefs(kind, gw string) []hopDef {
 	}
 	defs := []hopDef{{"gateway's own time", gw, "nginx $request_time - $upstream_response_time - $authz_rt", "added", diff("rt", "urt", "authz_rt")}}
 	if a := l.authLayer(); a != "" {
-		defs = append([]hopDef{{"ext_authz subrequest", a,
+		defs = append([]hopDef{{hopExtAuthz, a,
 			"nginx $upstream_response_time of the auth_request subrequest ($authz_rt)", "added", field("authz_rt")}}, defs...)
 	}
 	return defs

@@ -24,8 +24,8 @@ import (
 )
 
 // One lab per test binary, started by the first test that needs it and
-// stopped by TestMain: stack 3x with the seeds' misconfiguration, a 50
-// millicore CPU limit on oauth2-proxy (kube-auth-proxy's stand-in).
+// stopped by TestMain: both stacks, with the seeds' misconfiguration on
+// 3x, a 50 millicore CPU limit on oauth2-proxy (kube-auth-proxy's stand-in).
 var (
 	labDir  string
 	labErr  error
@@ -64,7 +64,7 @@ func needLab(t *testing.T) string {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
 		_, labErr = lab.Up(ctx, lab.UpOptions{Dir: labDir, Out: os.Stderr, Supervisor: []string{os.Args[0], "-test.run=^$"},
-			Config: lab.Config{Stacks: []string{lab.Stack3x}, Limits: []lab.Limit{{Component: lab.CompOAuth2Proxy, MilliCPU: 50}}}})
+			Config: lab.Config{Stacks: []string{lab.Stack2x, lab.Stack3x}, Limits: []lab.Limit{{Component: lab.CompOAuth2Proxy, MilliCPU: 50}}}})
 	})
 	if labErr != nil {
 		t.Fatalf("lab up failed: %v", labErr)
@@ -76,7 +76,12 @@ func needLab(t *testing.T) string {
 // after 1 s capacity probes, about 45 s in all.
 func labLadder(t *testing.T, name string, adjust func(*Options)) *results.Ladder {
 	t.Helper()
-	o, _, err := LabOptions(needLab(t), lab.Stack3x)
+	return stackLadder(t, lab.Stack3x, name, adjust)
+}
+
+func stackLadder(t *testing.T, stack, name string, adjust func(*Options)) *results.Ladder {
+	t.Helper()
+	o, _, err := LabOptions(needLab(t), stack)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,11 +119,11 @@ func setAuthLimit(t *testing.T, millicores int64) {
 
 // TestLadderLab is the proof, on one lab: (a) the 50m limit on
 // oauth2-proxy moves the attribution to the auth layer — it is named the
-// bottleneck, and at the same rate (three quarters of the limited stack's
-// capacity, where a CPU quota throttles) it adds more at P95 than any
-// other layer and more than it adds once the limit is lifted; (b) the
-// layers plus the unattributed remainder match the separately measured
-// end-to-end latency within their intervals.
+// bottleneck, its own capacity collapses, and at the same rate (three
+// quarters of the limited stack's capacity, where a CPU quota throttles)
+// it adds more to the P95 than once the limit is lifted; (b) the layers plus
+// the unattributed remainder match the separately measured end-to-end
+// latency within their intervals.
 func TestLadderLab(t *testing.T) {
 	setAuthLimit(t, 50) // as configured; skips without cgroups
 	limited := labLadder(t, "limited", func(o *Options) { o.RateFraction = 0.75 })
@@ -130,16 +135,15 @@ func TestLadderLab(t *testing.T) {
 		if limited.Bottleneck != lab.CompOAuth2Proxy {
 			t.Errorf("bottleneck under the 50m limit is %q, want %s", limited.Bottleneck, lab.CompOAuth2Proxy)
 		}
-		auth := findLayer(limited, lab.CompOAuth2Proxy)
+		auth, before := findLayer(limited, lab.CompOAuth2Proxy), findLayer(free, lab.CompOAuth2Proxy)
 		if auth.Kind != results.LayerExtAuthz {
 			t.Errorf("oauth2-proxy is %q, want ext_authz", auth.Kind)
 		}
-		for _, l := range limited.Layers {
-			if l.Name != auth.Name && l.AddedMs.P95 >= auth.AddedMs.P95 {
-				t.Errorf("%s adds %.2f ms at P95, oauth2-proxy only %.2f ms: the limited auth layer should dominate", l.Name, l.AddedMs.P95, auth.AddedMs.P95)
-			}
+		if auth.OwnCapacityRPS <= 0 || auth.OwnCapacityRPS*4 > before.OwnCapacityRPS {
+			t.Errorf("oauth2-proxy's own capacity %.0f req/s with the limit, %.0f without: want it to collapse", auth.OwnCapacityRPS, before.OwnCapacityRPS)
 		}
-		before := findLayer(free, lab.CompOAuth2Proxy)
+		// A quota at three quarters of capacity throttles some requests by
+		// up to its 100 ms period: the tail moves, the median barely.
 		if auth.CIMs.P95[0] <= before.CIMs.P95[1] {
 			t.Errorf("oauth2-proxy's added P95 with the limit %.2f [%.2f, %.2f] ms does not exceed its figure without %.2f [%.2f, %.2f] ms",
 				auth.AddedMs.P95, auth.CIMs.P95[0], auth.CIMs.P95[1], before.AddedMs.P95, before.CIMs.P95[0], before.CIMs.P95[1])
@@ -165,14 +169,58 @@ func TestLadderLab(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(labDir, NginxAccessLog)); err != nil {
 			t.Skipf("the lab's nginx does not write %s yet (needs the %s log_format)", NginxAccessLog, "authbench_ladder")
 		}
-		for _, h := range free.Hops {
-			if h.Missing != "" {
-				t.Errorf("%s: %s", h.Name, h.Missing)
-				continue
+		hop := func(l *results.Ladder) results.HopTiming {
+			for _, h := range l.Hops {
+				if h.Name == hopExtAuthz {
+					return h
+				}
 			}
-			if h.Name == "ext_authz subrequest" && (h.Ms.P50 > h.LadderMs.P50+2.5 || h.Ms.P50 < h.LadderMs.P50-1.5) {
-				t.Errorf("nginx times the ext_authz subrequest at P50 %.1f ms, the ladder's figure is %.2f ms", h.Ms.P50, h.LadderMs.P50)
+			return results.HopTiming{Missing: "no ext_authz timing"}
+		}
+		limitedHop, freeHop := hop(limited), hop(free)
+		for _, h := range []results.HopTiming{limitedHop, freeHop} {
+			if h.Missing != "" || h.Requests == 0 {
+				t.Fatalf("ext_authz hop not timed: %+v", h)
 			}
 		}
+		// Unthrottled, nginx's view and the ladder's agree within the
+		// log's millisecond and the hop to the service.
+		if h := freeHop; h.Ms.P50 > h.LadderMs.P50+2.5 || h.Ms.P50 < h.LadderMs.P50-1.5 {
+			t.Errorf("nginx times the ext_authz subrequest at P50 %.1f ms, the ladder's figure is %.2f ms", h.Ms.P50, h.LadderMs.P50)
+		}
+		if limitedHop.Ms.P95 <= freeHop.Ms.P95 {
+			t.Errorf("nginx times the subrequest at P95 %.0f ms with the limit, %.0f ms without: want it slower", limitedHop.Ms.P95, freeHop.Ms.P95)
+		}
 	})
+}
+
+// TestLadderLab2x runs the ladder on the Route + oauth-proxy stack: three
+// inline layers, HAProxy's timers beside them when it logs them, and the
+// end-to-end latency accounted for.
+func TestLadderLab2x(t *testing.T) {
+	l := stackLadder(t, lab.Stack2x, "2x", func(o *Options) { o.Rounds = 4 })
+	var names []string
+	for _, layer := range l.Layers {
+		names = append(names, layer.Name)
+		if layer.Kind != results.LayerInline {
+			t.Errorf("%s is %s, want inline", layer.Name, layer.Kind)
+		}
+		if layer.CapacityRPS <= 0 {
+			t.Errorf("%s has no capacity", layer.Name)
+		}
+	}
+	if want := []string{lab.CompHAProxy, lab.CompOAuthProxy, lab.CompEcho2x}; strings.Join(names, ",") != strings.Join(want, ",") {
+		t.Errorf("layers %v, want %v", names, want)
+	}
+	if ci := l.UnattributedCIMs.P50; ci[0] > 0 || ci[1] < 0 {
+		t.Errorf("layers sum to %.3f ms at P50, end to end %.3f ms: remainder interval %v excludes zero", l.SumMs.P50, l.TotalMs.P50, ci)
+	}
+	if l.Bottleneck == "" {
+		t.Error("no bottleneck named")
+	}
+	for _, h := range l.Hops {
+		if h.Missing == "" && h.Requests == 0 {
+			t.Errorf("HAProxy timing %s covers no request", h.Name)
+		}
+	}
 }

@@ -16,11 +16,11 @@ import (
 
 // Options say what Install does; the zero value installs every required step.
 type Options struct {
-	CacheDir string   // default CacheDir()
-	Only     []string // step names to run (see StepNames); default all required steps
-	Optional bool     // also run the optional steps (chromium); default false
-	SkipApt  bool     // never run apt-get, only report missing packages; default false
-	Out      io.Writer
+	CacheDir string    // default CacheDir()
+	Only     []string  // step names to run (see StepNames); default all required steps
+	Optional bool      // also run the optional steps (chromium); default false
+	SkipApt  bool      // never run apt-get, only report missing packages; default false
+	Out      io.Writer // progress lines; default io.Discard
 	// GoBuildP is go build's -p; default the number of CPUs. Builds never
 	// overlap within one Install: kube-apiserver alone peaks at ~2 GB RSS.
 	GoBuildP  int
