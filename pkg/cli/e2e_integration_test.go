@@ -5,6 +5,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -161,6 +162,9 @@ func TestBinaryRedactsCommandLine(t *testing.T) {
 	p2 := start(t, "run", "-n", "20", "-c", "2", "--out", out, "--output", "json", "-H", "Authorization: Bearer "+bearer, srv.URL)
 	if code := p2.wait(t, 30*time.Second); code != ExitOK {
 		t.Fatalf("exit %d\n%s", code, p2.stderr.String())
+	}
+	if !json.Valid(p2.stdout.Bytes()) {
+		t.Errorf("--output json: stdout is not JSON:\n%s", p2.stdout.String())
 	}
 	printed := p.stdout.String() + p.stderr.String() + p2.stdout.String() + p2.stderr.String()
 	noEscapes(t, "output", printed)

@@ -73,6 +73,9 @@ func TestTokenRedaction(t *testing.T) {
 			var printed strings.Builder
 			r := mustRun(t, ExitOK, append(args, srv.URL+"/private")...)
 			printed.WriteString(r.stdout + r.stderr)
+			if tc.name == "--token" && !strings.Contains(r.stderr, "process list") {
+				t.Errorf("--token gave no warning that it shows in the process list:\n%s", r.stderr)
+			}
 
 			dir := runDir(t, out)
 			run, _ := readRun(t, dir)
@@ -94,8 +97,9 @@ func TestTokenRedaction(t *testing.T) {
 				}
 			}
 
-			if strings.Contains(printed.String(), tc.secret) {
-				t.Errorf("the secret was printed:\n%s", printed.String())
+			if s := printed.String(); strings.Contains(s, tc.secret) {
+				i := strings.Index(s, tc.secret)
+				t.Errorf("the secret was printed: ...%s...", s[max(0, i-200):min(len(s), i+len(tc.secret)+50)])
 			}
 			files := searchTree(t, out, tc.secret)
 			for _, want := range []string{results.RunFile, results.TimelineFile, results.SummaryFile, "report.html", ".hlog", "history.db"} {

@@ -38,6 +38,8 @@ func (e *exitError) Unwrap() error { return e.err }
 // streams are where commands write; tests replace them.
 type streams struct {
 	out, err io.Writer
+	// argv is the whole command line, recorded (redacted) in run.json.
+	argv []string
 }
 
 // Main runs the command line and returns the process exit code.
@@ -48,6 +50,7 @@ func Main(args []string) int {
 func run(ctx context.Context, args []string, s streams) int {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	s.argv = append([]string{"authbench"}, args...)
 	root := newRootCmd(s)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
@@ -56,7 +59,7 @@ func run(ctx context.Context, args []string, s streams) int {
 	}
 	var ee *exitError
 	if errors.As(err, &ee) {
-		if ee.err != nil && ee.code != ExitSLOFailed {
+		if ee.err != nil {
 			fmt.Fprintln(s.err, "authbench:", ee.err)
 		}
 		return ee.code

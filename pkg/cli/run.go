@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -39,7 +40,7 @@ func (o *runOptions) run(cmd *cobra.Command, args []string, s streams) error {
 	if err != nil {
 		return err
 	}
-	ro := runner.Options{Plan: p, Out: o.out, CommandLine: os.Args, Version: Version, Log: s.err}
+	ro := runner.Options{Plan: p, Out: o.out, CommandLine: s.argv, Version: Version, Log: s.err}
 	if o.output == "text" && isTerminal(s.out) {
 		ro.Progress = s.out
 	}
@@ -73,10 +74,14 @@ func exitFor(out *runner.Outcome, err error) error {
 	if err != nil {
 		return err
 	}
+	var failed []string
 	for _, c := range out.Run.SLO {
 		if !c.Pass {
-			return &exitError{code: ExitSLOFailed}
+			failed = append(failed, fmt.Sprintf("%s %s: measured %g%s, limit %g%s", c.Target, c.Objective, c.Measured, c.Unit, c.Limit, c.Unit))
 		}
+	}
+	if len(failed) > 0 {
+		return &exitError{code: ExitSLOFailed, err: fmt.Errorf("SLO failed: %s (%s)", strings.Join(failed, "; "), out.Dir)}
 	}
 	return nil
 }

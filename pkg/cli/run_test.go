@@ -110,10 +110,19 @@ func TestRunOutputJSON(t *testing.T) {
 	}
 }
 
-// TestRunOpenLoopRate checks -q through the CLI: the rate is held (loose
+// TestRunOpenLoop holds the timing-sensitive open-loop tests. It is not
+// parallel: Go runs it before the parallel tests start, so its two
+// subtests share the machine only with each other, not with closed loops
+// sending as fast as they can in the same process.
+func TestRunOpenLoop(t *testing.T) {
+	t.Run("holds its rate", testOpenLoopRate)
+	t.Run("stall shows in corrected latency", testOpenLoopStall)
+}
+
+// testOpenLoopRate checks -q through the CLI: the rate is held (loose
 // bounds: this is a correctness test, the 1% goal is a benchmark) and the
 // open-loop fields are written.
-func TestRunOpenLoopRate(t *testing.T) {
+func testOpenLoopRate(t *testing.T) {
 	t.Parallel()
 	srv := newCounted(t, nil)
 	out := t.TempDir()
@@ -145,11 +154,11 @@ func TestRunOpenLoopRate(t *testing.T) {
 	}
 }
 
-// TestRunOpenLoopStall checks coordinated-omission correction end to end:
+// testOpenLoopStall checks coordinated-omission correction end to end:
 // with one connection, one request that stalls for 1 s holds up about a
 // hundred scheduled requests. Their wait shows in the corrected p99 (from
 // intended send time) and not in the uncorrected one (from actual send).
-func TestRunOpenLoopStall(t *testing.T) {
+func testOpenLoopStall(t *testing.T) {
 	t.Parallel()
 	var srv *counted
 	srv = newCounted(t, func(w http.ResponseWriter, r *http.Request) {

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"encoding/pem"
+	"io"
+	"log"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -57,9 +59,12 @@ type tlsServer struct {
 
 func newTLS(t *testing.T) *tlsServer {
 	t.Helper()
-	s := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	s := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = w.Write([]byte("secure\n"))
 	}))
+	// Rejected handshakes are the point of the test, not news.
+	s.Config.ErrorLog = log.New(io.Discard, "", 0)
+	s.StartTLS()
 	t.Cleanup(s.Close)
 	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: s.Certificate().Raw})
 	return &tlsServer{Server: s, caPEM: string(ca)}

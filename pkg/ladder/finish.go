@@ -73,7 +73,7 @@ func (l *ladderRun) describe(lad *results.Ladder) {
 	o := l.o
 	lad.Target, lad.Stack, lad.Rounds, lad.Concurrency = o.Target.Name, o.Stack, o.Rounds, o.Concurrency
 	lad.Model, lad.RateRPS, lad.RateFraction = l.spec().Model, l.rate, l.fraction
-	lad.SlotDurationS, lad.SlotRequests = o.SlotDuration.Seconds(), o.SlotRequests
+	lad.SlotDurationS, lad.SlotRequests, lad.LateSendFraction = o.SlotDuration.Seconds(), o.SlotRequests, l.lateFraction()
 	for _, s := range l.slots {
 		lad.Order = append(lad.Order, s.layer)
 		lad.Rungs = append(lad.Rungs, l.rungRecord(s))

@@ -49,7 +49,7 @@ func (l *ladderRun) hops(ctx context.Context, lad *results.Ladder) {
 		return
 	}
 	if g.Missing != "" {
-		lad.Hops = append(lad.Hops, results.HopTiming{Name: hopExtAuthz, Layer: l.authLayer(), Log: g.Path, Missing: g.Missing})
+		lad.Hops = append(lad.Hops, l.missingHop(gw, g.Path, g.Missing))
 		return
 	}
 	recs, err := readFlushed(ctx, g, l.gatewayWindows(gw))
@@ -61,7 +61,7 @@ func (l *ladderRun) hops(ctx context.Context, lad *results.Ladder) {
 		missing = fmt.Sprintf("no %q line in %s during the gateway's turns: the gateway does not log the ladder's format", HopMarker, g.Path)
 	}
 	if missing != "" {
-		lad.Hops = append(lad.Hops, results.HopTiming{Name: hopExtAuthz, Layer: l.authLayer(), Log: g.Path, Missing: missing})
+		lad.Hops = append(lad.Hops, l.missingHop(gw, g.Path, missing))
 		return
 	}
 	for _, d := range l.hopDefs(recs[0].Gateway, gw.layer) {
@@ -71,6 +71,15 @@ func (l *ladderRun) hops(ctx context.Context, lad *results.Ladder) {
 			lad.Notes = append(lad.Notes, n)
 		}
 	}
+}
+
+// missingHop records why the gateway could not be timed: the ext_authz
+// subrequest's timing when there is an ext_authz layer, else the gateway's.
+func (l *ladderRun) missingHop(gw *slot, path, why string) results.HopTiming {
+	if a := l.authLayer(); a != "" {
+		return results.HopTiming{Name: hopExtAuthz, Layer: a, Log: path, Missing: why}
+	}
+	return results.HopTiming{Name: "gateway timings", Layer: gw.layer, Log: path, Missing: why}
 }
 
 // hopNote flags an ext_authz service that the gateway sees much slower

@@ -79,22 +79,38 @@ func labLadder(t *testing.T, name string, adjust func(*Options)) *results.Ladder
 	return stackLadder(t, lab.Stack3x, name, adjust)
 }
 
+// busyHost is the share of late sends above which the ladder itself says
+// the host was busy: such a measurement judges the host, not the ladder,
+// so it is taken again, at most maxAttempts times in all.
+const (
+	busyHost    = 0.05
+	maxAttempts = 3
+)
+
 func stackLadder(t *testing.T, stack, name string, adjust func(*Options)) *results.Ladder {
 	t.Helper()
-	o, _, err := LabOptions(needLab(t), stack)
-	if err != nil {
-		t.Fatal(err)
+	var l *results.Ladder
+	for attempt := 1; attempt <= maxAttempts; attempt++ {
+		o, _, err := LabOptions(needLab(t), stack)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.Rounds, o.SlotDuration, o.Out, o.Name = 6, 1200*time.Millisecond, t.TempDir(), name
+		adjust(&o)
+		out, err := Run(context.Background(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l = out.Ladder
+		var b strings.Builder
+		_ = report.LadderText(&b, l, out.Dir)
+		t.Logf("%s, attempt %d:\n%s", name, attempt, b.String())
+		if l.LateSendFraction <= busyHost {
+			break
+		}
+		t.Logf("%s: %.0f%% of requests sent late, the host is busy: measuring again", name, l.LateSendFraction*100)
 	}
-	o.Rounds, o.SlotDuration, o.Out, o.Name = 6, 1200*time.Millisecond, t.TempDir(), name
-	adjust(&o)
-	out, err := Run(context.Background(), o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b strings.Builder
-	_ = report.LadderText(&b, out.Ladder, out.Dir)
-	t.Logf("%s:\n%s", name, b.String())
-	return out.Ladder
+	return l
 }
 
 // setAuthLimit changes oauth2-proxy's CPU limit through its cgroup.

@@ -2,6 +2,7 @@ package ladder
 
 import (
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -16,6 +17,15 @@ func (l *ladderRun) loadNotes() []string {
 				s.layer, l.rate, joinInts(s.behind), s.unsent))
 		}
 	}
+	if f := l.lateFraction(); f > 0.05 {
+		notes = append(notes, fmt.Sprintf("The load generator sent %.0f%% of requests more than 1 ms after their scheduled time: the host was busy. "+
+			"Latency counts from the schedule, so every rung carries that delay; it cancels in the differences only on average.", 100*f))
+	}
+	return notes
+}
+
+// lateFraction is the share of the turns' requests sent late (open loop).
+func (l *ladderRun) lateFraction() float64 {
 	var late, sent int64
 	for _, r := range l.run.Results {
 		if r.LateSends != nil {
@@ -23,12 +33,10 @@ func (l *ladderRun) loadNotes() []string {
 			sent += r.Requests
 		}
 	}
-	if sent > 0 && late*20 > sent {
-		notes = append(notes, fmt.Sprintf("The load generator sent %.0f%% of requests more than 1 ms after their scheduled time: the host was busy. "+
-			"Latency counts from the schedule, so every rung carries that delay; it cancels in the differences only on average.",
-			100*float64(late)/float64(sent)))
+	if sent == 0 {
+		return 0
 	}
-	return notes
+	return math.Round(1e4*float64(late)/float64(sent)) / 1e4
 }
 
 func joinInts(v []int) string {

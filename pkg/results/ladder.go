@@ -58,6 +58,10 @@ type Ladder struct {
 	OverheadCIMs LadderIntervals `json:"overhead_ci_ms"`
 	// Bottleneck is the layer with the lowest own capacity (LadderLayer.OwnCapacityRPS).
 	Bottleneck string `json:"bottleneck,omitempty"`
+	// LateSendFraction is the share of the open loop's requests sent more
+	// than 1 ms after their scheduled time: above a few percent the host
+	// (or the load generator) was busy, and every figure is noisier.
+	LateSendFraction float64 `json:"late_send_fraction,omitempty"`
 	// Rungs are the measured entry points, inside out, then the end-to-end slot.
 	Rungs []LadderRung `json:"rungs"`
 	// Hops are the gateway's own timings from its access log, shown beside
