@@ -105,7 +105,7 @@ func stackLadder(t *testing.T, stack, name string, adjust func(*Options)) *resul
 		var b strings.Builder
 		_ = report.LadderText(&b, l, out.Dir)
 		t.Logf("%s, attempt %d:\n%s", name, attempt, b.String())
-		if l.LateSendFraction <= busyHost {
+		if l.LateSendFraction <= busyHost || attempt == maxAttempts {
 			break
 		}
 		t.Logf("%s: %.0f%% of requests sent late, the host is busy: measuring again", name, l.LateSendFraction*100)
