@@ -61,6 +61,7 @@ func (o *runOptions) print(s streams, out *runner.Outcome) error {
 	if o.output == "json" {
 		enc := json.NewEncoder(s.out)
 		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
 		return enc.Encode(out.Run)
 	}
 	return report.WriteText(s.out, out.Run, report.TextOptions{RunDir: out.Dir})

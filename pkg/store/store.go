@@ -5,6 +5,7 @@
 package store
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -78,13 +79,18 @@ func WriteFile(path string, data []byte) error {
 	return nil
 }
 
-// WriteJSON marshals v with indentation and writes it atomically.
+// WriteJSON marshals v with indentation and writes it atomically. HTML
+// escaping is off: these files are read by people and tools, not browsers,
+// and "<redacted, 43 chars>" should read as such.
 func WriteJSON(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
 		return fmt.Errorf("encoding %s: %w", filepath.Base(path), err)
 	}
-	return WriteFile(path, append(b, '\n'))
+	return WriteFile(path, buf.Bytes())
 }
 
 // Write writes run.json into dir atomically.
