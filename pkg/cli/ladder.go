@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -147,7 +146,7 @@ func (o *ladderOptions) options(s streams) (ladder.Options, *plan.Plan, error) {
 		}
 		lo.Gateway = &ladder.GatewayLog{Path: o.gatewayLog, Gateway: gw}
 	}
-	lo.Out, lo.Name, lo.CommandLine, lo.Version = o.out, o.name, os.Args, Version
+	lo.Out, lo.Name, lo.CommandLine, lo.Version = o.out, o.name, s.argv, Version
 	lo.Log = s.err
 	return lo, p, nil
 }

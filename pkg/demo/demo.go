@@ -39,6 +39,9 @@ type Options struct {
 	Limits []lab.Limit
 	// Keep leaves a lab the demo started running afterwards.
 	Keep bool
+	// Supervisor is the command that runs the lab in the background.
+	// Default: this executable's `lab serve` (see lab.UpOptions).
+	Supervisor []string
 	// Out is the runs directory. Default "runs".
 	Out string
 	// Version is recorded in run.json.
@@ -120,7 +123,7 @@ func ensureLab(ctx context.Context, o *Options) (stop func(), err error) {
 	fmt.Fprintf(o.Log, "==> starting the lab (2x and 3x stacks) in %s\n", o.LabDir)
 	start := time.Now()
 	cfg := lab.Config{Stacks: []string{lab.Stack2x, lab.Stack3x}, Limits: o.Limits}
-	if _, err := lab.Up(ctx, lab.UpOptions{Dir: o.LabDir, Config: cfg, Out: o.Log}); err != nil {
+	if _, err := lab.Up(ctx, lab.UpOptions{Dir: o.LabDir, Config: cfg, Out: o.Log, Supervisor: o.Supervisor}); err != nil {
 		return nil, fmt.Errorf("starting the lab: %w", err)
 	}
 	fmt.Fprintf(o.Log, "==> lab ready in %.1fs\n", time.Since(start).Seconds())

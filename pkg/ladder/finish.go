@@ -4,16 +4,14 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
-	"sort"
-	"strings"
 	"time"
 
 	"github.com/authbench/authbench/pkg/analyze"
 	"github.com/authbench/authbench/pkg/report"
 	"github.com/authbench/authbench/pkg/results"
+	"github.com/authbench/authbench/pkg/runner"
 	"github.com/authbench/authbench/pkg/store"
 )
 
@@ -156,30 +154,15 @@ func (l *ladderRun) rateNote() string {
 	return s + ": the rungs near that capacity queue, and their figures include waiting, which grows steeply towards capacity."
 }
 
-// write writes timeline.json, summary.md (with the Latency Breakdown),
-// report.html (with the waterfall) and run.json last, then indexes the run.
+// write writes report.html (with the waterfall), then the run directory
+// as every run has it (timeline.json, summary.md with the Latency Breakdown,
+// run.json), and indexes the run.
 func (l *ladderRun) write() error {
 	run := l.run
-	if err := store.WriteJSON(filepath.Join(l.dir, results.TimelineFile), l.tl); err != nil {
-		return err
-	}
-	run.Files = listFiles(l.dir, results.RunFile, results.SummaryFile, ReportFile)
-	var md bytes.Buffer
-	if err := report.Summary(&md, run); err != nil {
-		return fmt.Errorf("rendering summary: %w", err)
-	}
-	if run.Ladder != nil && !strings.Contains(md.String(), report.LatencyBreakdownHeading) {
-		if err := report.LatencyBreakdown(&md, run.Ladder); err != nil {
-			return err
-		}
-	}
-	if err := store.WriteFile(filepath.Join(l.dir, results.SummaryFile), md.Bytes()); err != nil {
-		return err
-	}
 	var page bytes.Buffer
 	hists, err := analyze.LoadHistograms(l.dir, run)
 	if err == nil {
-		err = report.LadderHTML(&page, run, l.tl, hists...)
+		err = report.RunHTML(&page, run, l.tl, hists...)
 	}
 	if err != nil {
 		return fmt.Errorf("rendering report: %w", err)
@@ -187,34 +170,8 @@ func (l *ladderRun) write() error {
 	if err := store.WriteFile(filepath.Join(l.dir, ReportFile), page.Bytes()); err != nil {
 		return err
 	}
-	if err := store.Write(l.dir, run); err != nil {
-		return err
-	}
-	if err := store.Index(l.o.Out, l.dir, run); err != nil {
-		fmt.Fprintf(l.o.Log, "warning: run not indexed in history: %v\n", err)
-	}
-	return nil
+	return runner.WriteRun(l.dir, l.o.Out, run, l.tl, l.o.Log)
 }
 
 // ReportFile is the HTML report a ladder run directory holds.
 const ReportFile = "report.html"
-
-// listFiles names the run directory's files, plus those about to be written.
-func listFiles(dir string, extra ...string) []string {
-	seen := map[string]bool{}
-	for _, x := range extra {
-		seen[x] = true
-	}
-	entries, _ := os.ReadDir(dir)
-	for _, en := range entries {
-		if !en.IsDir() && en.Name()[0] != '.' {
-			seen[en.Name()] = true
-		}
-	}
-	files := make([]string, 0, len(seen))
-	for f := range seen {
-		files = append(files, f)
-	}
-	sort.Strings(files)
-	return files
-}

@@ -21,6 +21,10 @@ import (
 const (
 	DefaultStep         = time.Second
 	DefaultRateInterval = "1m"
+	// DefaultMargin is Prometheus's default lookback: a range query finds
+	// a sample up to this long before each step, so raw reads of counters
+	// look as far either side of the window.
+	DefaultMargin = 5 * time.Minute
 	// maxPoints keeps a range query under Prometheus's 11,000-point limit.
 	maxPoints = 10000
 )
@@ -57,18 +61,31 @@ type PromOptions struct {
 	// Settle delays a query until this long after the window's end, so the
 	// last scrape has landed. Default 0.
 	Settle time.Duration
+	// Margin is how far beyond a window's edges counters' raw samples are
+	// read, to find the scrapes bracketing them. Default DefaultMargin.
+	Margin time.Duration
+	// RangeOnly reads counters through range queries (and a rate of CPU
+	// through its rate()) instead of as raw samples; see
+	// prometheus_counters.go for why raw is the default. Default false.
+	RangeOnly bool
 	// Token, when set, is sent as a bearer token.
 	Token auth.TokenSource
 	// Client sends the queries. Default: a client with a 30 s timeout.
 	Client *http.Client
 }
 
-// PrometheusSampler runs a metrics profile's range queries per window.
+// PrometheusSampler runs a metrics profile's queries per window.
 type PrometheusSampler struct {
-	o       PromOptions
-	api     *url.URL
-	comps   []Component
-	queries [][]plan.Metric // component -> rendered profile
+	o        PromOptions
+	base     *url.URL
+	comps    []Component
+	queries  [][]plan.Metric // component -> rendered profile
+	counters [][]rawCounter  // component -> counters to read raw
+}
+
+// rawCounter is a counter behind a profile entry, read as raw samples.
+type rawCounter struct {
+	selector, fills string
 }
 
 // NewPrometheus renders the profile for every component, failing on a bad
@@ -87,10 +104,13 @@ func NewPrometheus(o PromOptions, comps []PromComponent) (*PrometheusSampler, er
 	if o.RateInterval == "" {
 		o.RateInterval = DefaultRateInterval
 	}
+	if o.Margin <= 0 {
+		o.Margin = DefaultMargin
+	}
 	if o.Client == nil {
 		o.Client = &http.Client{Timeout: 30 * time.Second}
 	}
-	s := &PrometheusSampler{o: o, api: u.JoinPath("api/v1/query_range")}
+	s := &PrometheusSampler{o: o, base: u}
 	for _, c := range comps {
 		qs, err := render(o.Profile, c, o.RateInterval)
 		if err != nil {
@@ -98,6 +118,7 @@ func NewPrometheus(o PromOptions, comps []PromComponent) (*PrometheusSampler, er
 		}
 		s.comps = append(s.comps, Component{Name: c.Name, Role: c.Role})
 		s.queries = append(s.queries, qs)
+		s.counters = append(s.counters, s.rawCounters(qs))
 	}
 	return s, nil
 }
@@ -119,6 +140,22 @@ func NewPrometheusFromPlan(ctx context.Context, p *plan.Prometheus, comps []plan
 		o.Client = &http.Client{Timeout: 30 * time.Second, Transport: tr}
 	}
 	return NewPrometheus(o, PromComponentsFromPlan(comps))
+}
+
+// rawCounters lists the counters of a rendered profile that are read raw,
+// one per metric filled, in profile order.
+func (s *PrometheusSampler) rawCounters(qs []plan.Metric) []rawCounter {
+	if s.o.RangeOnly {
+		return nil
+	}
+	var out []rawCounter
+	for _, m := range qs {
+		sel, fills := counterSelector(m.MetricName, m.Query)
+		if sel != "" && !slices.ContainsFunc(out, func(c rawCounter) bool { return c.fills == fills }) {
+			out = append(out, rawCounter{sel, fills})
+		}
+	}
+	return out
 }
 
 func render(profile []plan.Metric, c PromComponent, rate string) ([]plan.Metric, error) {
@@ -151,7 +188,9 @@ func (s *PrometheusSampler) Components() []Component { return s.comps }
 // Queries returns the rendered queries of component i, for logs and tests.
 func (s *PrometheusSampler) Queries(i int) []plan.Metric { return s.queries[i] }
 
-// QueryRange runs every component's profile over [start, end].
+// QueryRange returns every component's points over [start, end]: at the
+// counters' scrape times when their raw samples could be read, else on the
+// range queries' step grid.
 func (s *PrometheusSampler) QueryRange(ctx context.Context, start, end time.Time) ([][]Point, error) {
 	if wait := time.Until(end.Add(s.o.Settle)); wait > 0 {
 		select {
@@ -164,34 +203,75 @@ func (s *PrometheusSampler) QueryRange(ctx context.Context, start, end time.Time
 	if span := end.Sub(start); span/step > maxPoints {
 		step = (span/maxPoints + time.Second).Truncate(time.Second)
 	}
-	start = start.Truncate(step)
 	out := make([][]Point, len(s.comps))
 	var errs []error
 	for i := range s.comps {
+		raw, rawErrs := s.readCounters(ctx, i, start, end)
+		gridStart := start.Truncate(step)
 		values := map[string]map[int64]float64{}
 		for _, m := range s.queries[i] {
-			v, err := s.query(ctx, m.Query, start, end, step)
+			if _, ok := raw[fills(m.MetricName)]; ok {
+				continue
+			}
+			v, err := s.query(ctx, m.Query, gridStart, end, step)
 			if err != nil {
-				errs = append(errs, fmt.Errorf("%s %s: %w", s.comps[i].Name, m.MetricName, err))
+				errs = append(errs, fmt.Errorf("%s %s: %w", s.comps[i].Name, m.MetricName, errors.Join(append(rawErrs[fills(m.MetricName)], err)...)))
 				continue
 			}
 			values[m.MetricName] = v
 		}
-		out[i] = assemble(values, start, end, step)
+		out[i] = assemble(values, raw, gridStart, end, step)
 	}
 	return out, errors.Join(errs...)
 }
 
-// assemble lays the metrics on the step grid as Points. A rate of CPU is
+// readCounters reads component i's raw counters over [start, end]. One
+// that fails or has no samples is left out, for its range query to fill;
+// the errors are kept for when that fails too.
+func (s *PrometheusSampler) readCounters(ctx context.Context, i int, start, end time.Time) (map[string][]sample, map[string][]error) {
+	raw := map[string][]sample{}
+	errs := map[string][]error{}
+	for _, c := range s.counters[i] {
+		ss, err := s.counterSamples(ctx, c.selector, start, end)
+		switch {
+		case err != nil:
+			errs[c.fills] = append(errs[c.fills], fmt.Errorf("raw samples of %s: %w", c.selector, err))
+		case len(ss) > 0:
+			raw[c.fills] = ss
+		}
+	}
+	return raw, errs
+}
+
+// fills is the Point field a metric fills: a rate of CPU is integrated
+// into MetricCPUSeconds.
+func fills(metricName string) string {
+	if metricName == MetricCPU {
+		return MetricCPUSeconds
+	}
+	return metricName
+}
+
+// assemble lays the metrics out as Points: at the raw counters' sample
+// times when there are any, else on the step grid.
+func assemble(values map[string]map[int64]float64, raw map[string][]sample, start, end time.Time, step time.Duration) []Point {
+	grid := onGrid(values, start, end, step)
+	if len(raw) == 0 {
+		return grid
+	}
+	return onScrapes(grid, raw)
+}
+
+// onGrid lays the metrics on the step grid as Points. A rate of CPU is
 // integrated into a counter when no counter was given.
-func assemble(values map[string]map[int64]float64, start, end time.Time, step time.Duration) []Point {
+func onGrid(values map[string]map[int64]float64, start, end time.Time, step time.Duration) []Point {
 	get := func(name string, ms int64) float64 {
 		if v, ok := values[name][ms]; ok {
 			return v
 		}
 		return math.NaN()
 	}
-	_, rawCPU := values[MetricCPUSeconds]
+	_, counterCPU := values[MetricCPUSeconds]
 	var out []Point
 	var cum float64
 	for t := start; !t.After(end); t = t.Add(step) {
@@ -203,7 +283,7 @@ func assemble(values map[string]map[int64]float64, start, end time.Time, step ti
 		p.ThrottledSeconds = get(MetricCFSThrottledSeconds, ms)
 		p.CPULimit = get(MetricCPULimit, ms)
 		p.MemLimit = get(MetricMemoryLimit, ms)
-		if rawCPU {
+		if counterCPU {
 			p.CPUSeconds = get(MetricCPUSeconds, ms)
 		} else if _, ok := values[MetricCPU]; ok {
 			if r := get(MetricCPU, ms); known(r) && len(out) > 0 {

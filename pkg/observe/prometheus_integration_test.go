@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -22,6 +23,8 @@ import (
 // on loopback, scraping a process exporter written here for a helper that
 // idles, then burns about 40% of a core. Over the same window the
 // Prometheus sampler's CPU must agree with the local sampler's within 10%.
+// The rate profile is read through its rate() (RangeOnly), so that path
+// stays covered.
 func TestPrometheusAgreesWithLocal(t *testing.T) {
 	bin, err := exec.LookPath("prometheus")
 	if err != nil {
@@ -47,13 +50,7 @@ func TestPrometheusAgreesWithLocal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rate, err := NewPrometheus(PromOptions{URL: promURL, RateInterval: "3s", Settle: 2 * time.Second, Profile: []plan.Metric{
-		{MetricName: MetricCPU, Query: `sum(rate(process_cpu_seconds_total{job="{{.name}}"}[{{.rateInterval}}]))`},
-		{MetricName: MetricMemory, Query: `sum(process_resident_memory_bytes{job="{{.name}}"})`},
-	}}, []PromComponent{{Name: "burner"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rate := rateSampler(t, promURL, true)
 	m := NewMonitor([]Sampler{local, counter, rate}, time.Second)
 	m.Idle = 4 * time.Second
 	if err := m.Start(context.Background()); err != nil {
@@ -106,6 +103,89 @@ func TestPrometheusAgreesWithLocal(t *testing.T) {
 	if _, err := bad.QueryRange(context.Background(), start, end); err == nil || !strings.Contains(err.Error(), "bad_data") {
 		t.Errorf("a malformed query: err = %v, want Prometheus's bad_data", err)
 	}
+}
+
+// TestPrometheusShortWindowAgrees measures a 5 s window that ends the
+// moment the load stops (the helper is stopped with SIGSTOP), as an
+// iteration's window does, after an idle baseline that the load follows at
+// once. Prometheus's counters, read raw and interpolated to the window's
+// edges, must agree with the local sampler within 10%, and its idle
+// baseline must not take in the load.
+func TestPrometheusShortWindowAgrees(t *testing.T) {
+	bin, err := exec.LookPath("prometheus")
+	if err != nil {
+		t.Skip("prometheus not installed (apt-get install -y prometheus)")
+	}
+	burner := helper(t, "burn")
+	stdin, err := burner.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := burner.Start(); err != nil {
+		t.Fatal(err)
+	}
+	promURL := startPrometheus(t, bin, serveProcessMetrics(t, burner.Process.Pid))
+	local, err := NewLocal([]LocalComponent{{Name: "burner", PID: burner.Process.Pid}}, LocalOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	counter, err := NewPrometheus(PromOptions{URL: promURL, Profile: ProcessProfile(), Settle: 2 * time.Second},
+		[]PromComponent{{Name: "burner"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := NewMonitor([]Sampler{local, counter, rateSampler(t, promURL, false)}, time.Second)
+	m.Idle = 4 * time.Second
+	if err := m.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer m.Stop()
+	stdin.Write([]byte("go\n"))
+	time.Sleep(2 * time.Second)
+	start := time.Now()
+	time.Sleep(5 * time.Second)
+	if err := burner.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	end := time.Now()
+	us, err := m.UsageContext(context.Background(), start, end, 500)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(us) != 3 {
+		t.Fatalf("got %d usages", len(us))
+	}
+	l := us[0]
+	for _, u := range us {
+		t.Logf("%-10s idle %.4f mean %.4f peak %.4f samples %d", u.Source, u.CPUIdle, u.CPUMean, u.CPUPeak, len(u.Samples))
+	}
+	if l.CPUMean < 0.2 || l.CPUMean > 0.7 {
+		t.Fatalf("local mean CPU %.3f; the helper burns about 0.4 cores", l.CPUMean)
+	}
+	for i, name := range []string{"", "counter profile", "rate profile, counter read raw"} {
+		if i == 0 {
+			continue
+		}
+		if d := math.Abs(us[i].CPUMean-l.CPUMean) / l.CPUMean; d > 0.10 {
+			t.Errorf("prometheus %s mean CPU %.4f vs local %.4f: %.1f%% apart, want within 10%%", name, us[i].CPUMean, l.CPUMean, d*100)
+		}
+		if d := math.Abs(us[i].CPUIdle - l.CPUIdle); d > 0.01 {
+			t.Errorf("prometheus %s idle CPU %.4f vs local %.4f; the load followed the idle window at once", name, us[i].CPUIdle, l.CPUIdle)
+		}
+	}
+}
+
+// rateSampler queries the burner's CPU as a rate() over 3 s, read through
+// the rate itself when rangeOnly, else through the counter behind it.
+func rateSampler(t *testing.T, promURL string, rangeOnly bool) *PrometheusSampler {
+	s, err := NewPrometheus(PromOptions{URL: promURL, RateInterval: "3s", Settle: 2 * time.Second, RangeOnly: rangeOnly, Profile: []plan.Metric{
+		{MetricName: MetricCPU, Query: `sum(rate(process_cpu_seconds_total{job="{{.name}}"}[{{.rateInterval}}]))`},
+		{MetricName: MetricMemory, Query: `sum(process_resident_memory_bytes{job="{{.name}}"})`},
+	}}, []PromComponent{{Name: "burner"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 // serveProcessMetrics exposes pid's CPU and RSS in the Prometheus text

@@ -16,16 +16,16 @@ type window struct {
 }
 
 // summarize turns one component's points into its usage for the window.
-// Counters are differenced between the bracketing points: the last point at
-// or before the start and the first at or after the end, so that the whole
-// window is covered even when readings are sparse (Prometheus scrapes).
+// Counters are read at the window's edges by interpolating between the
+// points bracketing them, so that the whole window, and only it, is covered
+// even when readings are sparse (Prometheus scrapes).
 func summarize(c Component, source string, pts []Point, w window) results.ComponentUsage {
 	u := results.ComponentUsage{Name: c.Name, Role: c.Role, Source: source}
 	if len(pts) == 0 {
 		return u
 	}
 	dur := w.end.Sub(w.start).Seconds()
-	u.CPUIdle = counterRate(pts, w.idleStart, w.idleEnd, cpuOf)
+	u.CPUIdle = baselineRate(pts, w.idleStart, w.idleEnd, cpuOf)
 	u.CPUMean = counterRate(pts, w.start, w.end, cpuOf)
 	cpuSeconds := u.CPUMean * dur
 	if w.requests > 0 {
@@ -97,20 +97,94 @@ func increase(pts []Point, lo, hi int, f func(Point) float64) float64 {
 	return sum
 }
 
-// counterRate is a counter's mean rate over [start, end].
+// counterRate is a counter's mean rate over [start, end], cut to the
+// points' span.
 func counterRate(pts []Point, start, end time.Time, f func(Point) float64) float64 {
-	if !end.After(start) {
+	inc, secs := windowIncrease(pts, start, end, f)
+	if secs <= 0 {
 		return 0
+	}
+	return inc / secs
+}
+
+// baselineRate is the idle rate: between the first and last points inside
+// [start, end] when there are two, else counterRate. The load follows the
+// idle window at once, and interpolating across the reading that straddles
+// its end would charge the baseline with the start of the warm-up, by up
+// to a quarter of a scrape interval of it.
+func baselineRate(pts []Point, start, end time.Time, f func(Point) float64) float64 {
+	lo, hi := -1, -1
+	for i, p := range pts {
+		if known(f(p)) && !p.Time.Before(start) && !p.Time.After(end) {
+			if lo < 0 {
+				lo = i
+			}
+			hi = i
+		}
+	}
+	if lo < 0 || hi == lo {
+		return counterRate(pts, start, end, f)
+	}
+	return counterRate(pts, pts[lo].Time, pts[hi].Time, f)
+}
+
+// windowIncrease is a counter's increase over [start, end] cut to the
+// points' span, and the seconds it covers. The counter at each edge is
+// interpolated linearly between the points either side of it.
+func windowIncrease(pts []Point, start, end time.Time, f func(Point) float64) (inc, secs float64) {
+	if !end.After(start) {
+		return 0, 0
 	}
 	lo, hi, ok := bracket(pts, start, end, f)
 	if !ok {
+		return 0, 0
+	}
+	if pts[lo].Time.After(start) {
+		start = pts[lo].Time
+	}
+	if pts[hi].Time.Before(end) {
+		end = pts[hi].Time
+	}
+	if !end.After(start) {
+		return 0, 0
+	}
+	inc = increase(pts, lo, hi, f)
+	next, prev := nextKnown(pts, lo, f), prevKnown(pts, hi, f)
+	inc -= stepIncrease(pts, lo, next, f) * fraction(pts[lo].Time, pts[next].Time, start)
+	inc -= stepIncrease(pts, prev, hi, f) * (1 - fraction(pts[prev].Time, pts[hi].Time, end))
+	return inc, end.Sub(start).Seconds()
+}
+
+// stepIncrease is what increase counts from point i to point j, adjacent
+// known points: a fall (a reset) counts nothing.
+func stepIncrease(pts []Point, i, j int, f func(Point) float64) float64 {
+	return math.Max(0, f(pts[j])-f(pts[i]))
+}
+
+// fraction is how far t lies from a to b, in [0, 1].
+func fraction(a, b, t time.Time) float64 {
+	if !b.After(a) {
 		return 0
 	}
-	dt := pts[hi].Time.Sub(pts[lo].Time).Seconds()
-	if dt <= 0 {
-		return 0
+	return math.Min(1, math.Max(0, float64(t.Sub(a))/float64(b.Sub(a))))
+}
+
+func nextKnown(pts []Point, i int, f func(Point) float64) int {
+	for j := i + 1; j < len(pts); j++ {
+		if known(f(pts[j])) {
+			return j
+		}
 	}
-	return increase(pts, lo, hi, f) / dt
+	return i
+}
+
+func prevKnown(pts []Point, i int, f func(Point) float64) int {
+	for j := i - 1; j >= 0; j-- {
+		if known(f(pts[j])) {
+			return j
+		}
+	}
+	return i
 }
 
 // samples is the per-interval series over the bracketed window, each point
@@ -169,18 +243,16 @@ func memory(u *results.ComponentUsage, pts []Point, w window) {
 }
 
 func throttling(u *results.ComponentUsage, pts []Point, w window) {
-	per := func(p Point) float64 { return p.Periods }
-	lo, hi, ok := bracket(pts, w.start, w.end, per)
-	if !ok {
+	periods, secs := windowIncrease(pts, w.start, w.end, func(p Point) float64 { return p.Periods })
+	if secs <= 0 {
 		return
 	}
-	periods := increase(pts, lo, hi, per)
-	thr := increase(pts, lo, hi, func(p Point) float64 { return p.ThrottledPeriods })
+	thr, _ := windowIncrease(pts, w.start, w.end, func(p Point) float64 { return p.ThrottledPeriods })
 	u.Periods, u.ThrottledPeriods = int64(math.Round(periods)), int64(math.Round(thr))
 	if periods > 0 {
 		u.ThrottledRatio = thr / periods
 	}
-	u.ThrottledSeconds = increase(pts, lo, hi, func(p Point) float64 { return p.ThrottledSeconds })
+	u.ThrottledSeconds, _ = windowIncrease(pts, w.start, w.end, func(p Point) float64 { return p.ThrottledSeconds })
 }
 
 // lastKnown is the last known value at or before t, else the first known.

@@ -110,7 +110,7 @@ func TestAssemble(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			pts := assemble(tt.values, start, start.Add(2*time.Second), time.Second)
+			pts := assemble(tt.values, nil, start, start.Add(2*time.Second), time.Second)
 			if len(pts) != 3 {
 				t.Fatalf("%d points", len(pts))
 			}

@@ -44,6 +44,13 @@ func RunHTML(w io.Writer, run *results.Run, tl *results.Timeline, hists ...analy
 		page.Notes = append(page.Notes, fmt.Sprintf("[%s] %s — %s", f.Severity, f.Evidence, f.Advice))
 	}
 	page.Charts = runCharts(run, tl, targets, hists)
+	if l := run.Ladder; l != nil {
+		page.Title = "authbench ladder: " + run.Name
+		page.Subtitle = append(page.Subtitle, "Ladder: "+ladderMethod(l)+".")
+		page.Tables = append(ladderTables(l), page.Tables...)
+		page.Charts = append([]chart{ladderWaterfall(l)}, page.Charts...)
+		page.Notes = append(page.Notes, l.Notes...)
+	}
 	return writePage(w, page, secretsOf(run))
 }
 

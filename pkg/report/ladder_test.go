@@ -79,7 +79,7 @@ func TestLadderHTML(t *testing.T) {
 		Results: []results.Result{{Target: "lab-3x/nginx", Iteration: 1, Latency: results.Latency{P50: 9}}},
 		Ladder:  ladderFixture()}
 	var b bytes.Buffer
-	if err := LadderHTML(&b, run, nil); err != nil {
+	if err := RunHTML(&b, run, nil); err != nil {
 		t.Fatal(err)
 	}
 	page := b.String()

@@ -112,6 +112,9 @@ func (s *summaryWriter) document() {
 		}
 		s.findings(s.untargetedFindings())
 	}
+	if s.run.Ladder != nil {
+		_ = LatencyBreakdown(&s.b, s.run.Ladder)
+	}
 	s.lab()
 	s.files()
 	s.environment()

@@ -3,9 +3,8 @@ package runner
 import (
 	"bytes"
 	"fmt"
-	"os"
+	"io"
 	"path/filepath"
-	"sort"
 	"time"
 
 	"github.com/authbench/authbench/pkg/analyze"
@@ -14,9 +13,7 @@ import (
 	"github.com/authbench/authbench/pkg/store"
 )
 
-// finish diagnoses the run and writes timeline.json, summary.md and
-// run.json (last, so a run.json always describes complete siblings), then
-// indexes the run in the history database.
+// finish diagnoses the run and writes its directory.
 func (e *execution) finish(interrupted bool) (*Outcome, error) {
 	run := e.run
 	run.End = time.Now().UTC()
@@ -30,42 +27,30 @@ func (e *execution) finish(interrupted bool) (*Outcome, error) {
 		}
 	}
 	out := &Outcome{Dir: e.dir, Run: run, Timeline: e.tl}
-	if err := store.WriteJSON(filepath.Join(e.dir, results.TimelineFile), e.tl); err != nil {
-		return out, err
-	}
-	run.Files = listFiles(e.dir, results.RunFile, results.SummaryFile)
-	var md bytes.Buffer
-	if err := report.Summary(&md, run); err != nil {
-		return out, fmt.Errorf("rendering summary: %w", err)
-	}
-	if err := store.WriteFile(filepath.Join(e.dir, results.SummaryFile), md.Bytes()); err != nil {
-		return out, err
-	}
-	if err := store.Write(e.dir, run); err != nil {
-		return out, err
-	}
-	if err := store.Index(e.o.Out, e.dir, run); err != nil {
-		fmt.Fprintf(e.o.Log, "warning: run not indexed in history: %v\n", err)
-	}
-	return out, nil
+	return out, WriteRun(e.dir, e.o.Out, run, e.tl, e.o.Log)
 }
 
-// listFiles names the run directory's files, plus those about to be written.
-func listFiles(dir string, extra ...string) []string {
-	seen := map[string]bool{}
-	for _, x := range extra {
-		seen[x] = true
+// WriteRun writes a measured run's directory: timeline.json, summary.md and
+// run.json (last, so a run.json always describes complete siblings), then
+// indexes the run in the runs directory's history. Files already in dir
+// (histogram logs, an HTML report) are listed in run.json.
+func WriteRun(dir, runsDir string, run *results.Run, tl *results.Timeline, log io.Writer) error {
+	if err := store.WriteJSON(filepath.Join(dir, results.TimelineFile), tl); err != nil {
+		return err
 	}
-	entries, _ := os.ReadDir(dir)
-	for _, en := range entries {
-		if !en.IsDir() && en.Name()[0] != '.' {
-			seen[en.Name()] = true
-		}
+	run.Files = store.ListFiles(dir, results.RunFile, results.SummaryFile)
+	var md bytes.Buffer
+	if err := report.Summary(&md, run); err != nil {
+		return fmt.Errorf("rendering summary: %w", err)
 	}
-	files := make([]string, 0, len(seen))
-	for f := range seen {
-		files = append(files, f)
+	if err := store.WriteFile(filepath.Join(dir, results.SummaryFile), md.Bytes()); err != nil {
+		return err
 	}
-	sort.Strings(files)
-	return files
+	if err := store.Write(dir, run); err != nil {
+		return err
+	}
+	if err := store.Index(runsDir, dir, run); err != nil {
+		fmt.Fprintf(log, "warning: run not indexed in history: %v\n", err)
+	}
+	return nil
 }

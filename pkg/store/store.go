@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"time"
 
@@ -146,4 +147,25 @@ func ReadTimeline(dir string) (*results.Timeline, error) {
 // HistogramFileName is the .hlog name for a target x iteration.
 func HistogramFileName(target string, iteration int) string {
 	return fmt.Sprintf("%s-iter%d.hlog", SafeName(target), iteration)
+}
+
+// ListFiles names the files of a run directory, plus those about to be
+// written (extra), sorted; temp files (dot files) are left out.
+func ListFiles(dir string, extra ...string) []string {
+	seen := map[string]bool{}
+	for _, x := range extra {
+		seen[x] = true
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, en := range entries {
+		if !en.IsDir() && !strings.HasPrefix(en.Name(), ".") {
+			seen[en.Name()] = true
+		}
+	}
+	files := make([]string, 0, len(seen))
+	for f := range seen {
+		files = append(files, f)
+	}
+	sort.Strings(files)
+	return files
 }
