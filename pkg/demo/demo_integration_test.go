@@ -5,12 +5,9 @@ package demo
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -22,16 +19,7 @@ import (
 
 func TestMain(m *testing.M) {
 	// lab.Up starts this test binary as the lab's supervisor.
-	if d := os.Getenv(lab.ServeEnv); d != "" {
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		err := lab.Serve(ctx, d, os.Stdout)
-		stop()
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "lab serve:", err)
-			os.Exit(1)
-		}
-		os.Exit(0)
-	}
+	lab.ServeIfAsked()
 	os.Exit(m.Run())
 }
 

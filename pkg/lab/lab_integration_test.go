@@ -14,13 +14,11 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -41,16 +39,8 @@ var (
 
 func TestMain(m *testing.M) {
 	// Up starts this test binary as the lab supervisor.
-	if d := os.Getenv(ServeEnv); d != "" {
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		err := Serve(ctx, d, os.Stdout)
-		stop()
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "lab serve:", err)
-			os.Exit(1)
-		}
-		os.Exit(0)
-	}
+	// lab.Up starts this test binary as the lab's supervisor.
+	ServeIfAsked()
 	flag.Parse()
 	os.Exit(runWithLab(m))
 }

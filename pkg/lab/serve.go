@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/authbench/authbench/pkg/cgroup"
@@ -217,4 +219,22 @@ func (s *supervisor) plan() (*builder, []*spec, error) {
 		st.Notes = labNotes(specs)
 	})
 	return b, specs, nil
+}
+
+// ServeIfAsked runs the supervisor and exits when this process was started
+// as one (ServeEnv is set), and returns otherwise. A test binary calls it
+// first in TestMain so that it can be its own lab's supervisor.
+func ServeIfAsked() {
+	dir := os.Getenv(ServeEnv)
+	if dir == "" {
+		return
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := Serve(ctx, dir, os.Stdout)
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "lab serve:", err)
+		os.Exit(1)
+	}
+	os.Exit(0)
 }

@@ -5,17 +5,13 @@ package ladder
 import (
 	"context"
 	"flag"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
-
-	"os/signal"
 
 	"github.com/authbench/authbench/pkg/cgroup"
 	"github.com/authbench/authbench/pkg/lab"
@@ -34,16 +30,7 @@ var (
 
 func TestMain(m *testing.M) {
 	// lab.Up starts this test binary as the lab's supervisor.
-	if d := os.Getenv(lab.ServeEnv); d != "" {
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		err := lab.Serve(ctx, d, os.Stdout)
-		stop()
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "lab serve:", err)
-			os.Exit(1)
-		}
-		os.Exit(0)
-	}
+	lab.ServeIfAsked()
 	flag.Parse()
 	code := m.Run()
 	if labDir != "" {

@@ -14,10 +14,8 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -57,16 +55,7 @@ var (
 
 func TestMain(m *testing.M) {
 	// lab.Up starts this test binary as the lab's supervisor.
-	if d := os.Getenv(lab.ServeEnv); d != "" {
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		err := lab.Serve(ctx, d, os.Stdout)
-		stop()
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "lab serve:", err)
-			os.Exit(1)
-		}
-		os.Exit(0)
-	}
+	lab.ServeIfAsked()
 	flag.Parse()
 	os.Exit(runWithLab(m))
 }
