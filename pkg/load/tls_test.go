@@ -104,10 +104,11 @@ func TestTLS(t *testing.T) {
 					return
 				}
 				// net/http may dial a spare connection when requests race;
-				// the fast client dials exactly one per worker.
+				// the fast client dials at most one per worker (a worker
+				// that starts after the others took every request dials none).
 				exact := cl.name == "fast" && !tc.http2
-				if n := r.Phases.TLS.Count; n < 1 || (exact && n != tc.wantConn) || r.Phases.TLS.Mean <= 0 {
-					t.Errorf("tls phase %+v, want %d handshakes", r.Phases.TLS, tc.wantConn)
+				if n := r.Phases.TLS.Count; n < 1 || (exact && n > tc.wantConn) || r.Phases.TLS.Mean <= 0 {
+					t.Errorf("tls phase %+v, want 1 to %d handshakes", r.Phases.TLS, tc.wantConn)
 				}
 				if tc.wantH2 != (h2.Load() == 10) {
 					t.Errorf("%d of 10 requests over HTTP/2, want HTTP/2: %v", h2.Load(), tc.wantH2)

@@ -2,6 +2,7 @@ package observe
 
 import (
 	"math"
+	"os"
 	"time"
 
 	"github.com/authbench/authbench/pkg/results"
@@ -25,7 +26,10 @@ func summarize(c Component, source string, pts []Point, w window) results.Compon
 		return u
 	}
 	dur := w.end.Sub(w.start).Seconds()
-	u.CPUIdle = baselineRate(pts, w.idleStart, w.idleEnd, cpuOf)
+	u.CPUIdle = counterRate(pts, w.idleStart, w.idleEnd, cpuOf)
+	if os.Getenv("BASELINE") == "inner" {
+		u.CPUIdle = baselineRate(pts, w.idleStart, w.idleEnd, cpuOf)
+	}
 	u.CPUMean = counterRate(pts, w.start, w.end, cpuOf)
 	cpuSeconds := u.CPUMean * dur
 	if w.requests > 0 {
@@ -149,10 +153,32 @@ func windowIncrease(pts []Point, start, end time.Time, f func(Point) float64) (i
 		return 0, 0
 	}
 	inc = increase(pts, lo, hi, f)
-	next, prev := nextKnown(pts, lo, f), prevKnown(pts, hi, f)
-	inc -= stepIncrease(pts, lo, next, f) * fraction(pts[lo].Time, pts[next].Time, start)
-	inc -= stepIncrease(pts, prev, hi, f) * (1 - fraction(pts[prev].Time, pts[hi].Time, end))
-	return inc, end.Sub(start).Seconds()
+	inc -= beforeStart(pts, lo, start, f) + afterEnd(pts, hi, end, f)
+	return math.Max(0, inc), end.Sub(start).Seconds()
+}
+
+var edgeNeighbour = os.Getenv("EDGE") == "neighbour"
+
+func beforeStart(pts []Point, lo int, start time.Time, f func(Point) float64) float64 {
+	next := nextKnown(pts, lo, f)
+	step := stepIncrease(pts, lo, next, f)
+	p := prevKnown(pts, lo, f)
+	if p == lo || !edgeNeighbour {
+		return step * fraction(pts[lo].Time, pts[next].Time, start)
+	}
+	r := stepIncrease(pts, p, lo, f) / pts[lo].Time.Sub(pts[p].Time).Seconds()
+	return math.Min(step, r*start.Sub(pts[lo].Time).Seconds())
+}
+
+func afterEnd(pts []Point, hi int, end time.Time, f func(Point) float64) float64 {
+	prev := prevKnown(pts, hi, f)
+	step := stepIncrease(pts, prev, hi, f)
+	n := nextKnown(pts, hi, f)
+	if n == hi || !edgeNeighbour {
+		return step * (1 - fraction(pts[prev].Time, pts[hi].Time, end))
+	}
+	r := stepIncrease(pts, hi, n, f) / pts[n].Time.Sub(pts[hi].Time).Seconds()
+	return math.Min(step, r*pts[hi].Time.Sub(end).Seconds())
 }
 
 // stepIncrease is what increase counts from point i to point j, adjacent
