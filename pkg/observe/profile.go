@@ -9,7 +9,9 @@ import (
 // added up.
 const (
 	// MetricCPU is CPU in cores, a rate such as rate(...[{{.rateInterval}}]).
-	// It is integrated over the step into a CPU-seconds counter.
+	// A sum(rate(counter[...])) query has its counter read directly, with
+	// scrape times (prometheus_counters.go); any other rate is integrated
+	// over the step into a CPU-seconds counter.
 	MetricCPU = "cpu"
 	// MetricCPUSeconds is a CPU-seconds counter. It wins over MetricCPU when
 	// both are given; prefer it when scrapes are frequent (every few

@@ -79,8 +79,9 @@ type PrometheusSampler struct {
 	o        PromOptions
 	base     *url.URL
 	comps    []Component
-	queries  [][]plan.Metric // component -> rendered profile
-	counters [][]rawCounter  // component -> counters to read raw
+	queries  [][]plan.Metric  // component -> rendered profile
+	counters [][]rawCounter   // component -> counters to read raw
+	now      func() time.Time // the clock, replaced in tests
 }
 
 // rawCounter is a counter behind a profile entry, read as raw samples.
@@ -110,7 +111,7 @@ func NewPrometheus(o PromOptions, comps []PromComponent) (*PrometheusSampler, er
 	if o.Client == nil {
 		o.Client = &http.Client{Timeout: 30 * time.Second}
 	}
-	s := &PrometheusSampler{o: o, base: u}
+	s := &PrometheusSampler{o: o, base: u, now: time.Now}
 	for _, c := range comps {
 		qs, err := render(o.Profile, c, o.RateInterval)
 		if err != nil {

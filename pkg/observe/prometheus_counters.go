@@ -11,16 +11,16 @@ import (
 // Why counters are read raw. A range query dates each value by its step,
 // not by its scrape: the value at step t is the last scrape at or before t,
 // up to one scrape interval older. Differencing those values charges a
-// window with CPU from up to an interval before its start and drops up to
-// an interval before its end, so a window that ends when the load stops
-// reads low (8-9% on 10 s windows at 1 s scrapes), and the idle baseline
-// takes in the start of the warm-up. A rate() is worse still: it lags by
+// window with load from before its start and drops up to an interval of
+// load before its end, so a window that ends when the load stops reads low
+// (8-9% on 10 s windows at 1 s scrapes, up to 25% on 5 s ones), and the
+// idle baseline takes in the start of the warm-up. A rate() also lags by
 // half its interval. So for a counter (CPU seconds, CFS periods) the
-// sampler asks instead for the stored samples themselves, with their scrape
-// times (an instant query of selector[range]), and usage.go interpolates
-// them to the window's exact edges. The range query remains for gauges,
-// for queries that are not a plain sum of a counter, and when the raw
-// samples are missing (e.g. a Thanos store without raw data).
+// sampler asks for the stored samples themselves, with their scrape times
+// (an instant query of selector[range]), and usage.go splits the scrape
+// intervals straddling the window's edges. The range query remains for
+// gauges, for queries that are not a plain sum of a counter, and when raw
+// samples are missing or refused (RangeOnly forces it).
 
 // selectorRE matches a metric name with optional label matchers.
 const selectorRE = `[a-zA-Z_:][a-zA-Z0-9_:]*\s*(?:\{(?:[^"}]|"(?:[^"\\]|\\.)*")*\})?`
@@ -53,13 +53,14 @@ func counterSelector(metricName, query string) (selector, fills string) {
 }
 
 // counterSamples reads a counter's samples around [from, to], each series
-// kept from its last sample at or before from to its first at or after to,
-// and returns their sum. The range reaches Margin beyond both edges so
-// that the samples bracketing them are included; it is evaluated no later
-// than now, which Settle has put past the window's end.
+// trimmed to the window and two samples either side, and returns their
+// sum. The range reaches Margin beyond both edges so that the samples
+// bracketing them are included; it is evaluated no later than now, which
+// Settle has put past the window's end (two scrape intervals past it give
+// the rate after the end too).
 func (s *PrometheusSampler) counterSamples(ctx context.Context, selector string, from, to time.Time) ([]sample, error) {
 	at := to.Add(s.o.Margin)
-	if now := time.Now(); now.Before(at) {
+	if now := s.now(); now.Before(at) {
 		at = now
 	}
 	if at.Before(to) {
@@ -75,17 +76,16 @@ func (s *PrometheusSampler) counterSamples(ctx context.Context, selector string,
 	return sumSeries(series), nil
 }
 
-// trim keeps the samples in [from, to] and the one either side of it.
+// trim keeps the samples in [from, to] and two either side of it: one
+// brackets the edge, the other gives the rate beyond it (see usage.go).
 func trim(ss []sample, from, to time.Time) []sample {
-	lo, hi := 0, len(ss)
-	for i, x := range ss {
-		if !x.t.After(from) {
-			lo = i
-		}
-		if !x.t.Before(to) {
-			hi = i + 1
-			break
-		}
+	lo := 0
+	for lo+2 < len(ss) && !ss[lo+2].t.After(from) {
+		lo++
+	}
+	hi := len(ss)
+	for hi-2 > 0 && !ss[hi-3].t.Before(to) {
+		hi--
 	}
 	return ss[lo:hi]
 }

@@ -2,7 +2,6 @@ package observe
 
 import (
 	"math"
-	"os"
 	"time"
 
 	"github.com/authbench/authbench/pkg/results"
@@ -17,8 +16,8 @@ type window struct {
 }
 
 // summarize turns one component's points into its usage for the window.
-// Counters are read at the window's edges by interpolating between the
-// points bracketing them, so that the whole window, and only it, is covered
+// Counters are read at the window's exact edges from the points bracketing
+// them (windowIncrease), so that the whole window, and only it, is covered
 // even when readings are sparse (Prometheus scrapes).
 func summarize(c Component, source string, pts []Point, w window) results.ComponentUsage {
 	u := results.ComponentUsage{Name: c.Name, Role: c.Role, Source: source}
@@ -26,10 +25,7 @@ func summarize(c Component, source string, pts []Point, w window) results.Compon
 		return u
 	}
 	dur := w.end.Sub(w.start).Seconds()
-	u.CPUIdle = counterRate(pts, w.idleStart, w.idleEnd, cpuOf)
-	if os.Getenv("BASELINE") == "inner" {
-		u.CPUIdle = baselineRate(pts, w.idleStart, w.idleEnd, cpuOf)
-	}
+	u.CPUIdle = baselineRate(pts, w.idleStart, w.idleEnd, cpuOf)
 	u.CPUMean = counterRate(pts, w.start, w.end, cpuOf)
 	cpuSeconds := u.CPUMean * dur
 	if w.requests > 0 {
@@ -113,9 +109,8 @@ func counterRate(pts []Point, start, end time.Time, f func(Point) float64) float
 
 // baselineRate is the idle rate: between the first and last points inside
 // [start, end] when there are two, else counterRate. The load follows the
-// idle window at once, and interpolating across the reading that straddles
-// its end would charge the baseline with the start of the warm-up, by up
-// to a quarter of a scrape interval of it.
+// idle window at once, and the interval straddling its end would mix the
+// start of the warm-up into the baseline.
 func baselineRate(pts []Point, start, end time.Time, f func(Point) float64) float64 {
 	lo, hi := -1, -1
 	for i, p := range pts {
@@ -133,8 +128,9 @@ func baselineRate(pts []Point, start, end time.Time, f func(Point) float64) floa
 }
 
 // windowIncrease is a counter's increase over [start, end] cut to the
-// points' span, and the seconds it covers. The counter at each edge is
-// interpolated linearly between the points either side of it.
+// points' span, and the seconds it covers: the increase between the points
+// bracketing the window less the parts of the two straddling intervals
+// that lie outside it (see outsidePart).
 func windowIncrease(pts []Point, start, end time.Time, f func(Point) float64) (inc, secs float64) {
 	if !end.After(start) {
 		return 0, 0
@@ -153,48 +149,46 @@ func windowIncrease(pts []Point, start, end time.Time, f func(Point) float64) (i
 		return 0, 0
 	}
 	inc = increase(pts, lo, hi, f)
-	inc -= beforeStart(pts, lo, start, f) + afterEnd(pts, hi, end, f)
+	inc -= outsidePart(pts, lo, nextKnown(pts, lo, f), prevKnown(pts, lo, f), start, f)
+	inc -= outsidePart(pts, hi, prevKnown(pts, hi, f), nextKnown(pts, hi, f), end, f)
 	return math.Max(0, inc), end.Sub(start).Seconds()
 }
 
-var edgeNeighbour = os.Getenv("EDGE") == "neighbour"
-
-func beforeStart(pts []Point, lo int, start time.Time, f func(Point) float64) float64 {
-	next := nextKnown(pts, lo, f)
-	step := stepIncrease(pts, lo, next, f)
-	p := prevKnown(pts, lo, f)
-	if p == lo || !edgeNeighbour {
-		return step * fraction(pts[lo].Time, pts[next].Time, start)
-	}
-	r := stepIncrease(pts, p, lo, f) / pts[lo].Time.Sub(pts[p].Time).Seconds()
-	return math.Min(step, r*start.Sub(pts[lo].Time).Seconds())
-}
-
-func afterEnd(pts []Point, hi int, end time.Time, f func(Point) float64) float64 {
-	prev := prevKnown(pts, hi, f)
-	step := stepIncrease(pts, prev, hi, f)
-	n := nextKnown(pts, hi, f)
-	if n == hi || !edgeNeighbour {
-		return step * (1 - fraction(pts[prev].Time, pts[hi].Time, end))
-	}
-	r := stepIncrease(pts, hi, n, f) / pts[n].Time.Sub(pts[hi].Time).Seconds()
-	return math.Min(step, r*pts[hi].Time.Sub(end).Seconds())
-}
-
-// stepIncrease is what increase counts from point i to point j, adjacent
-// known points: a fall (a reset) counts nothing.
-func stepIncrease(pts []Point, i, j int, f func(Point) float64) float64 {
-	return math.Max(0, f(pts[j])-f(pts[i]))
-}
-
-// fraction is how far t lies from a to b, in [0, 1].
-func fraction(a, b, t time.Time) float64 {
-	if !b.After(a) {
+// outsidePart is the part of the increase from point edge (just outside
+// the window) to point inner (the next one in) that was counted between
+// edge and the window's edge t. It is charged at the rate of the interval
+// beyond, from edge to point outer, capped at the whole increase; linear
+// interpolation when there is no such interval (outer == edge). Why not
+// always interpolate: a window is where a load ran, so the rate usually
+// changes at its edges (idle, then an iteration starting; an iteration
+// stopping, then idle). Spreading the straddling interval's increase evenly
+// lost up to a quarter of a scrape interval of load at each edge (5% of a
+// 5 s window at 1 s scrapes) and charged the idle baseline with the warm-up;
+// the neighbour's rate is right for such a step, and when the rate does not
+// change it is what interpolation would give.
+func outsidePart(pts []Point, edge, inner, outer int, t time.Time, f func(Point) float64) float64 {
+	step := stepIncrease(pts, edge, inner, f)
+	span := seconds(pts[edge].Time, pts[inner].Time)
+	out := seconds(pts[edge].Time, t)
+	if span <= 0 || out <= 0 {
 		return 0
 	}
-	return math.Min(1, math.Max(0, float64(t.Sub(a))/float64(b.Sub(a))))
+	if around := seconds(pts[edge].Time, pts[outer].Time); around > 0 {
+		return math.Min(step, stepIncrease(pts, edge, outer, f)/around*out)
+	}
+	return step * math.Min(1, out/span)
 }
 
+// stepIncrease is what increase counts between points i and j, adjacent
+// known points in either order: a fall (a reset) counts nothing.
+func stepIncrease(pts []Point, i, j int, f func(Point) float64) float64 {
+	return math.Max(0, f(pts[max(i, j)])-f(pts[min(i, j)]))
+}
+
+// seconds is the time between a and b in either order.
+func seconds(a, b time.Time) float64 { return math.Abs(b.Sub(a).Seconds()) }
+
+// nextKnown is the first point after i with a known value, else i.
 func nextKnown(pts []Point, i int, f func(Point) float64) int {
 	for j := i + 1; j < len(pts); j++ {
 		if known(f(pts[j])) {
@@ -204,6 +198,7 @@ func nextKnown(pts []Point, i int, f func(Point) float64) int {
 	return i
 }
 
+// prevKnown is the last point before i with a known value, else i.
 func prevKnown(pts []Point, i int, f func(Point) float64) int {
 	for j := i - 1; j >= 0; j-- {
 		if known(f(pts[j])) {

@@ -62,14 +62,65 @@ func TestSummarizeThrottledProxy(t *testing.T) {
 	}
 }
 
-func TestSummarizeBracketsSparsePoints(t *testing.T) {
-	// Readings every 10 s (a scrape interval) around a 4 s window: the rate
-	// comes from the readings bracketing it.
-	pts := []Point{at(0, 0, 1, 0, 0), at(10, 5, 1, 0, 0), at(20, 15, 1, 0, 0)}
-	w := window{start: base.Add(12 * time.Second), end: base.Add(16 * time.Second), requests: 10}
-	u := summarize(Component{Name: "c"}, SourcePrometheus, pts, w)
-	if !near(u.CPUMean, 1.0, 1e-9) {
-		t.Errorf("mean = %v, want 1 (10 CPU-s over the 10 s bracketing the window)", u.CPUMean)
+// cpuAt builds points n seconds after base with cumulative CPU, pairs of
+// (seconds, CPU-seconds).
+func cpuAt(pairs ...float64) []Point {
+	var pts []Point
+	for i := 0; i+1 < len(pairs); i += 2 {
+		pts = append(pts, at(pairs[i], pairs[i+1], 1, 0, 0))
+	}
+	return pts
+}
+
+func sec(n float64) time.Time { return base.Add(time.Duration(n * float64(time.Second))) }
+
+func TestSummarizeWindowEdges(t *testing.T) {
+	// Readings every 10 s (a scrape interval) with windows between them:
+	// the straddling intervals are split at the window's edges.
+	tests := []struct {
+		name       string
+		pts        []Point
+		start, end float64
+		want       float64
+	}{
+		{"steady load: as interpolation", cpuAt(0, 0, 10, 10, 20, 20, 30, 30), 12, 16, 1},
+		{"load starting at the window's start", cpuAt(0, 0, 10, 0, 20, 8, 30, 18), 12, 30, 1},
+		{"load stopping at the window's end", cpuAt(0, 0, 10, 10, 20, 16, 30, 16, 40, 16), 0, 16, 1},
+		{"no reading beyond: interpolated", cpuAt(10, 0, 20, 10), 12, 16, 1},
+		{"window past the last reading: cut to it", cpuAt(0, 0, 10, 5), 5, 15, 0.5},
+		{"rate beyond capped at the straddling increase", cpuAt(0, 0, 10, 20, 20, 21), 15, 20, 0},
+		{"window before the readings", cpuAt(10, 0, 20, 10), 0, 5, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := window{start: sec(tt.start), end: sec(tt.end), requests: 10}
+			u := summarize(Component{Name: "c"}, SourcePrometheus, tt.pts, w)
+			if !near(u.CPUMean, tt.want, 1e-9) {
+				t.Errorf("mean = %v, want %v", u.CPUMean, tt.want)
+			}
+		})
+	}
+}
+
+func TestSummarizeIdleBaseline(t *testing.T) {
+	// Idle at 0.01 cores until 2.5 s, then 1 core.
+	tests := []struct {
+		name string
+		pts  []Point
+		want float64
+	}{
+		{"readings inside the idle window", cpuAt(0, 0, 1, 0.01, 2, 0.02, 3, 0.535, 4, 1.535), 0.01},
+		{"one reading inside: the rate beyond splits the straddling interval",
+			cpuAt(-1, 0, 1, 0.02, 3, 0.535, 5, 2.535), 0.01},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := window{idleStart: base, idleEnd: sec(2.5), start: sec(2.5), end: sec(4)}
+			u := summarize(Component{Name: "c"}, SourceLocal, tt.pts, w)
+			if !near(u.CPUIdle, tt.want, 1e-9) {
+				t.Errorf("idle = %v, want %v", u.CPUIdle, tt.want)
+			}
+		})
 	}
 }
 
