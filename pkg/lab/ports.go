@@ -75,7 +75,7 @@ func allocatePorts(names []string, pinned, previous map[string]int) (map[string]
 	}()
 	for _, name := range rest {
 		for {
-			l, err := net.Listen("tcp", loopback+":0")
+			l, err := net.Listen("tcp", net.JoinHostPort(loopback, "0"))
 			if err != nil {
 				return nil, fmt.Errorf("choosing a port for %s: %w", name, err)
 			}
