@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"errors"
+	"math"
 	"regexp"
 	"strings"
 	"testing"
@@ -231,5 +232,15 @@ func TestRenderErrors(t *testing.T) {
 				t.Errorf("got %v, want an error containing %q", err, tt.want)
 			}
 		})
+	}
+}
+
+func TestNiceCeil(t *testing.T) {
+	for _, tc := range []struct{ in, want float64 }{
+		{69, 100}, {100, 100}, {101, 200}, {1.4, 2}, {0.3, 0.5}, {4500, 5000}, {0, 0},
+	} {
+		if got := niceCeil(tc.in); math.Abs(got-tc.want) > 1e-9 {
+			t.Errorf("niceCeil(%g) = %g, want %g", tc.in, got, tc.want)
+		}
 	}
 }
