@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"errors"
 	"net/url"
 
 	"github.com/authbench/authbench/pkg/lab"
@@ -20,7 +19,9 @@ func LabComponents(dir string, p *plan.Plan, explicit bool) ([]observe.LocalComp
 		_, err = lab.Components(dir) // checks that the lab is up and ready
 	}
 	if err != nil {
-		if !explicit && errors.Is(err, lab.ErrNotRunning) {
+		// Unless asked for, a lab that is absent, stopping or broken is
+		// simply not part of this run.
+		if !explicit {
 			return nil, nil, nil
 		}
 		return nil, nil, err
