@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // ErrAlreadyRunning reports a lab directory whose supervisor is alive.
@@ -21,7 +22,7 @@ func acquireLock(dir string) (*os.File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening lab lock: %w", err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := flockRetry(f, syscall.LOCK_EX); err != nil {
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
 			return nil, fmt.Errorf("%w in %s (supervisor pid %d)", ErrAlreadyRunning, dir, lockHolder(dir))
@@ -55,11 +56,27 @@ func supervisorAlive(dir string) bool {
 		return false
 	}
 	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	// A shared probe conflicts only with the supervisor's exclusive lock,
+	// not with other processes probing at the same moment.
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB); err != nil {
 		return errors.Is(err, syscall.EWOULDBLOCK)
 	}
 	_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 	return false
+}
+
+// flockRetry takes a lock without blocking, retrying for a moment: a
+// liveness probe (supervisorAlive) holds a shared lock for microseconds, and
+// must not make a starting supervisor believe another one runs.
+func flockRetry(f *os.File, how int) error {
+	var err error
+	for i := 0; i < 20; i++ {
+		if err = syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB); !errors.Is(err, syscall.EWOULDBLOCK) {
+			return err
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return err
 }
 
 // lockHolder is the pid written in the lock file (0 if none).
