@@ -58,6 +58,7 @@ func runWithLab(m *testing.M) int {
 	labDir = dir
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	t0 := time.Now()
+	_ = Down(ctx, dir, io.Discard) // a lab left by an interrupted earlier run
 	labState, labErr = Up(ctx, UpOptions{Dir: dir, Out: os.Stderr, Supervisor: supervisorArgv(),
 		Config: Config{Limits: []Limit{{Component: CompOAuth2Proxy, MilliCPU: 50}}}})
 	cancel()

@@ -50,6 +50,7 @@ func needLab(t *testing.T) string {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
+		_ = lab.Down(ctx, labDir, io.Discard) // a lab left by an interrupted earlier run
 		_, labErr = lab.Up(ctx, lab.UpOptions{Dir: labDir, Out: os.Stderr, Supervisor: []string{os.Args[0], "-test.run=^$"},
 			Config: lab.Config{Stacks: []string{lab.Stack2x, lab.Stack3x}, Limits: []lab.Limit{{Component: lab.CompOAuth2Proxy, MilliCPU: 50}}}})
 	})

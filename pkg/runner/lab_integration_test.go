@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -78,6 +79,7 @@ func runWithLab(m *testing.M) int {
 	labDir = filepath.Join(install.CacheDir(), "lab-runner-integration")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	t0 := time.Now()
+	_ = lab.Down(ctx, labDir, io.Discard) // a lab left by an interrupted earlier run
 	labState, labErr = lab.Up(ctx, lab.UpOptions{Dir: labDir, Out: os.Stderr,
 		Supervisor: []string{os.Args[0], "-test.run=^$"},
 		Config:     lab.Config{AccessTokenLifespan: tokenLifespan}})
