@@ -200,7 +200,7 @@ func throughputChart(labels []string, series [][]results.Series) chart {
 		x, y := timelineXY(s, func(p results.Point) float64 { return float64(p.Requests) })
 		ls = append(ls, lineSeries{Label: labels[i], Color: i, X: x, Y: y})
 	}
-	return linesChart(ChartThroughputTime, "Throughput over time", axisSpec{Label: "requests per second", Unit: "req/s"},
+	return linesChart(ChartThroughputTime, "Throughput over time", axisSpec{Label: "requests/s", Unit: "req/s"},
 		"Requests completed each second; iterations laid end to end.", noTimeline, ls)
 }
 

@@ -113,6 +113,7 @@
       return Math.min(320, 16 + m * 7);
     };
     o.axes[0].label = "";
+    o.axes[1].space = 70;
     return { opts: o, data: [xs, s.y] };
   }
 
