@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/input"
 	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/runtime"
@@ -213,6 +214,31 @@ func TestHTMLInChromium(t *testing.T) {
 	}
 }
 
+// TestHTMLWithoutJavaScript: with scripts off, a chart's key figures are
+// still readable as a table.
+func TestHTMLWithoutJavaScript(t *testing.T) {
+	ctx, _ := browse(t)
+	var b bytes.Buffer
+	if err := CompareHTML(&b, cxHTMLComparison(t)); err != nil {
+		t.Fatal(err)
+	}
+	page := filepath.Join(t.TempDir(), "compare.html")
+	if err := os.WriteFile(page, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var canvases int
+	var cells []string
+	cdp(t, ctx, emulation.SetScriptExecutionDisabled(true), chromedp.Navigate("file://"+page),
+		chromedp.Evaluate(`document.querySelectorAll("canvas").length`, &canvases),
+		chromedp.Evaluate(fmt.Sprintf(`[...document.querySelectorAll("#%s .fallback td")].filter(e => e.offsetHeight > 0).map(e => e.textContent)`, ChartSpectrum), &cells))
+	if canvases != 0 {
+		t.Errorf("%d canvases drawn with scripts off", canvases)
+	}
+	if len(cells) < 2 || cells[0] != "2.x" {
+		t.Errorf("spectrum fallback table cells = %q, want 2.x's figures visible", cells)
+	}
+}
+
 // plotBox scrolls a chart into view and returns its plotting area in
 // viewport pixels (left, top, width, height).
 func plotBox(t *testing.T, ctx context.Context, id string) [4]float64 {
@@ -312,12 +338,16 @@ func checkToggle(t *testing.T, ctx context.Context, id string) {
 	t.Helper()
 	plotBox(t, ctx, id)
 	sel := fmt.Sprintf("#%s .u-legend .u-series:nth-child(2)", id)
-	var class string
 	for i, want := range []bool{true, false} {
-		cdp(t, ctx, chromedp.Click(sel+" .u-label", chromedp.ByQuery), chromedp.AttributeValue(sel, "class", &class, nil, chromedp.ByQuery))
-		if got := strings.Contains(class, "u-off"); got != want {
-			t.Errorf("chart %s: after click %d, series off = %v, want %v", id, i+1, got, want)
+		var ok bool
+		err := chromedp.Run(ctx, chromedp.Click(sel+" .u-label", chromedp.ByQuery),
+			chromedp.Poll(fmt.Sprintf(`document.querySelector(%q).classList.contains("u-off") === %v`, sel, want), &ok,
+				chromedp.WithPollingTimeout(3*time.Second)))
+		if err != nil {
+			t.Errorf("chart %s: after click %d, series off != %v: %v", id, i+1, want, err)
 		}
+		// Apart, so that the two clicks do not make a double click.
+		time.Sleep(600 * time.Millisecond)
 	}
 }
 
