@@ -194,6 +194,13 @@ func TestHTMLInChromium(t *testing.T) {
 			if name == "compare.html" {
 				checkToggle(t, ctx, ChartSpectrum)
 				checkZoom(t, ctx, ChartSpectrum)
+				// A picture of the hovered spectrum, for people to look at.
+				hover(t, ctx, ChartSpectrum, 0.75, 0.5)
+				var fig []byte
+				cdp(t, ctx, chromedp.Screenshot("#"+ChartSpectrum, &fig, chromedp.ByQuery))
+				if err := os.WriteFile(filepath.Join(dir, "compare-spectrum-hover.png"), fig, 0o644); err != nil {
+					t.Fatal(err)
+				}
 			}
 			var shot []byte
 			cdp(t, ctx, chromedp.FullScreenshot(&shot, 100))
@@ -378,4 +385,8 @@ func checkZoom(t *testing.T, ctx context.Context, id string) {
 		t.Errorf("the tail's latency %s is below the middle's %s", left[1], mid[1])
 	}
 	t.Logf("spectrum: middle %q, after zoom left edge %q", mid, left)
+	cdp(t, ctx, chromedp.MouseEvent(input.MouseMoved, x0, y), chromedp.MouseClickXY(x0, y, chromedp.ClickCount(2)))
+	if again := hover(t, ctx, id, 0.5, 0.5); again[0] != mid[0] {
+		t.Errorf("a double click did not zoom out: the middle is at %s, was %s", again[0], mid[0])
+	}
 }

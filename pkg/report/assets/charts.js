@@ -13,10 +13,17 @@
     return String(+v.toPrecision(4));
   }
 
-  // pct labels x = 1/(1-q) as the percentile q: 10 -> 90%, 1000 -> 99.9%.
+  // pct labels x = 1/(1-q) as the percentile q: 10 -> 90%, 1000 -> 99.9%,
+  // with a digit more than the nines it has: 1250 -> 99.92%.
   function pct(x) {
     if (x == null) return "—";
-    return String(+(100 - 100 / x).toPrecision(7)) + "%";
+    var d = Math.min(8, Math.max(1, Math.floor(Math.log10(x))));
+    return String(+(100 - 100 / x).toFixed(d)) + "%";
+  }
+
+  // ticks formats axis labels; uPlot passes null for a tick it hides.
+  function ticks(f) {
+    return function (u, splits) { return splits.map(function (v) { return v == null ? "" : f(v); }); };
   }
 
   // logSplits puts ticks on decades, or on 1-2-5 steps when the view holds
@@ -50,10 +57,14 @@
     if (y.log) o.scales.y = { distr: 3, log: 10 };
     o.series[0].label = x.label;
     o.series[0].value = x.percentile ? function (u, v) { return pct(v); } : function (u, v) { return v == null ? "—" : num(v) + unit(x); };
-    var xa = axis(x, 2, x.percentile ? function (u, s) { return s.map(pct); } : function (u, s) { return s.map(num); });
-    if (x.log) xa.splits = function (u, i, min, max) { return logSplits(min, max); };
-    var ya = axis(y, 3, function (u, s) { return s.map(num); });
-    if (y.log) ya.splits = function (u, i, min, max) { return logSplits(min, max); };
+    var xa = axis(x, 2, ticks(x.percentile ? pct : num));
+    var ya = axis(y, 3, ticks(num));
+    // logSplits already spaces the ticks: label every one.
+    [[x, xa], [y, ya]].forEach(function (p) {
+      if (!p[0].log) return;
+      p[1].splits = function (u, i, min, max) { return logSplits(min, max); };
+      p[1].filter = function (u, splits) { return splits; };
+    });
     o.axes = [xa, ya];
     spec.series.forEach(function (s) {
       o.series.push({ label: s.label, stroke: s.color, width: 1.5, dash: s.dash ? [6, 4] : undefined,
@@ -71,7 +82,7 @@
       y: { range: function (u, min, max) { return [0, max > 0 ? max * 1.1 : 1]; } } },
       series: [{ label: spec.x.label, value: function (u, v) { return v == null ? "—" : spec.categories[v - 1]; } }],
       axes: [axis(spec.x, 2, function (u, s) { return s.map(function (v) { return spec.categories[v - 1] || ""; }); }),
-        axis(spec.y, 3, function (u, s) { return s.map(num); })],
+        axis(spec.y, 3, ticks(num))],
       cursor: { points: { show: false } } };
     o.axes[0].splits = function () { return xs; };
     var data = [xs];
@@ -104,7 +115,7 @@
             y0: { unit: 1, values: function () { return s.base; } },
             y1: { unit: 1, values: function () { return ends; } } } }) }],
       axes: [axis(spec.x, 3, function (u, sp) { return sp.map(function (v) { return spec.categories[v] || ""; }); }),
-        axis(spec.y, 2, function (u, sp) { return sp.map(num); })],
+        axis(spec.y, 2, ticks(num))],
       cursor: { points: { show: false }, drag: { x: false, y: false } } };
     o.axes[0].splits = function () { return xs; };
     o.axes[0].size = function (u, values) {
