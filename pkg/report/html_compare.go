@@ -164,6 +164,8 @@ type LayerCost struct {
 // Waterfall renders the latency ladder as a chart figure: each layer's
 // cost as a bar starting where the previous layer's ended. Unmeasured
 // layers are labelled as estimates. Empty input yields a figure saying so.
+// The figure holds its data as JSON and a table of it; the scripts that
+// draw it come with a whole page (RunHTML), not with the figure.
 func Waterfall(layers []LayerCost) (string, error) {
 	c := waterfallChart(layers)
 	var b strings.Builder
