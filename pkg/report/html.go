@@ -54,6 +54,7 @@ h2 { border-bottom: 2px solid #d8dde6; padding-bottom: 0.2em; margin-top: 1.8em;
 .summary p { font-size: 1.08em; }
 .notes { background: #eef4fb; border-left: 6px solid #4a7fc1; padding: 0.6em 1em; }
 table { border-collapse: collapse; margin: 0.8em 0 1.2em; font-size: 0.92em; }
+section.table { overflow-x: auto; }
 th, td { border: 1px solid #d0d5dd; padding: 0.3em 0.6em; text-align: right; }
 th { background: #f2f4f7; }
 td:first-child, th:first-child { text-align: left; }
