@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"image/png"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -189,7 +190,7 @@ func TestHTMLInChromium(t *testing.T) {
 			cdp(t, ctx, chromedp.Poll(fmt.Sprintf(`document.querySelectorAll("figure.chart.drawn canvas").length >= %d && document.querySelectorAll("figure.chart.drawn canvas").length`, len(p.charts)),
 				&drawn, chromedp.WithPollingTimeout(30*time.Second)))
 			for _, id := range p.charts {
-				checkHover(t, ctx, id)
+				checkHover(t, ctx, id, specOf(t, b.String(), id))
 			}
 			if name == "compare.html" {
 				checkToggle(t, ctx, ChartSpectrum)
@@ -287,8 +288,9 @@ func hover(t *testing.T, ctx context.Context, id string, fx, fy float64) []strin
 var value = regexp.MustCompile(`^-?[0-9][0-9,]*(\.[0-9]+)?(e-?[0-9]+)? (ms|req/s|cores|MB|s)$`)
 
 // checkHover: before the mouse is over a chart its legend shows no value;
-// hovering shows the x value and at least one series' value with its unit.
-func checkHover(t *testing.T, ctx context.Context, id string) {
+// hovering shows the x value and each visible series' value with its unit,
+// a value that is in the chart's data.
+func checkHover(t *testing.T, ctx context.Context, id string, spec *chartSpec) {
 	t.Helper()
 	cdp(t, ctx, chromedp.MouseEvent(input.MouseMoved, 1, 1))
 	before := legend(t, ctx, id)
@@ -309,14 +311,34 @@ func checkHover(t *testing.T, ctx context.Context, id string) {
 		t.Errorf("chart %s: hovering shows no x value: %q", id, after)
 	}
 	n := 0
-	for _, v := range after[1:] {
-		if value.MatchString(v) {
-			n++
+	for i, v := range after[1:] {
+		if !value.MatchString(v) {
+			continue
+		}
+		n++
+		if i < len(spec.Series) && !inData(t, v, spec.Series[i].Y) {
+			t.Errorf("chart %s: hovering shows %q for %s, which is not in its data", id, v, spec.Series[i].Label)
 		}
 	}
 	if n == 0 {
 		t.Errorf("chart %s: hovering shows no value: %q", id, after)
 	}
+}
+
+// inData: shown, "1,234 ms" (four significant digits), is one of ys.
+func inData(t *testing.T, shown string, ys numbers) bool {
+	t.Helper()
+	f := strings.Fields(strings.ReplaceAll(shown, ",", ""))
+	v, err := strconv.ParseFloat(f[0], 64)
+	if err != nil {
+		t.Fatalf("not a number: %q", shown)
+	}
+	for _, y := range ys {
+		if math.Abs(y-v) <= 5e-4*math.Abs(y)+1e-9 || math.Abs(y) >= 1000 && math.Abs(math.Round(y)-v) < 1e-9 {
+			return true
+		}
+	}
+	return false
 }
 
 // ms parses "1,234 ms" or "12.5 ms".
