@@ -23,6 +23,8 @@ import (
 	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+
+	"github.com/authbench/authbench/pkg/results"
 )
 
 // chromium finds Debian's chromium (or chromium-browser), or skips.
@@ -157,6 +159,13 @@ func browserPages(t *testing.T) map[string]struct {
 			run, tl, hists := cxHTMLRun(t)
 			return RunHTML(b, run, tl, hists...)
 		}, allCharts},
+		"imported.html": {func(b *bytes.Buffer) error {
+			run := cxSeed2x()
+			run.Imported = &results.Import{Tool: "hey", Files: []string{"2x.log"}}
+			run.Results = run.Results[:1] // one iteration: one bar per chart
+			run.Results[0].Components = nil
+			return RunHTML(b, run, nil)
+		}, []string{ChartIterationP50, ChartIterationP95}},
 		"ladder.html": {func(b *bytes.Buffer) error {
 			run, tl, hists := cxHTMLRun(t)
 			run.Ladder = ladderFixture()

@@ -78,7 +78,9 @@
   function barOpts(spec) {
     var n = spec.categories.length, k = spec.series.length, w = 0.8 / k;
     var xs = spec.categories.map(function (_, i) { return i + 1; });
-    var o = { scales: { x: { time: false, range: [0.5, n + 0.5] },
+    // Room for at least four iterations, so that one bar is not a wall.
+    var pad = Math.max(0, (4 - n) / 2);
+    var o = { scales: { x: { time: false, range: [0.5 - pad, n + 0.5 + pad] },
       y: { range: function (u, min, max) { return [0, max > 0 ? max * 1.1 : 1]; } } },
       series: [{ label: spec.x.label, value: function (u, v) { return v == null ? "—" : spec.categories[v - 1]; } }],
       axes: [axis(spec.x, 2, function (u, s) { return s.map(function (v) { return spec.categories[v - 1] || ""; }); }),
@@ -87,7 +89,7 @@
     o.axes[0].splits = function () { return xs; };
     var data = [xs];
     spec.series.forEach(function (s, i) {
-      var x0 = xs.map(function (x) { return x - 0.4 + i * w; });
+      var x0 = xs.map(function (x) { return x - 0.4 + (i + 0.04) * w; });
       o.series.push({ label: s.label, stroke: s.color, fill: s.color, width: 0,
         points: { show: false }, value: function (u, v) { return v == null ? "—" : num(v) + unit(spec.y); },
         paths: uPlot.paths.bars({ disp: { x0: { unit: 1, values: function () { return x0; } },
