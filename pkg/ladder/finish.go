@@ -160,9 +160,9 @@ func (l *ladderRun) rateNote() string {
 func (l *ladderRun) write() error {
 	run := l.run
 	var page bytes.Buffer
-	hists, err := analyze.LoadHistograms(l.s.Dir, run)
+	hists, err := store.ReadHistograms(l.s.Dir, run)
 	if err == nil {
-		err = report.RunHTML(&page, run, l.s.Timeline, hists...)
+		err = report.RunHTML(&page, run, l.s.Timeline, analyze.Histograms(run, hists)...)
 	}
 	if err != nil {
 		return fmt.Errorf("rendering report: %w", err)

@@ -103,7 +103,7 @@ func TestStability(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cv, ok := describe(tt.xs).cv()
+			cv, ok := describe(tt.xs).CV()
 			if ok != tt.wantOK {
 				t.Fatalf("cv ok = %v, want %v", ok, tt.wantOK)
 			}
