@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/authbench/authbench/pkg/analyze"
 	"github.com/authbench/authbench/pkg/plan"
@@ -129,6 +130,24 @@ func (s *summaryWriter) openLoop(rs []results.Result) {
 		s.printf("| %d | %s | %s | %s | %s | %s |\n", r.Iteration, target, achieved, late,
 			lat(r.Latency, r.Latency.P99), uncorrected)
 	}
+	s.printf("\n")
+	s.sendLag(rs)
+}
+
+// sendLag lists how late the engine sent against the schedule, where it
+// measured it.
+func (s *summaryWriter) sendLag(rs []results.Result) {
+	var lines []string
+	for _, r := range rs {
+		if l := r.SendLag; l != nil {
+			lines = append(lines, fmt.Sprintf("iteration %d: P50 %s, P99 %s, max %s", r.Iteration,
+				fmtLatency(l.P50Ms), fmtLatency(l.P99Ms), fmtLatency(l.MaxMs)))
+		}
+	}
+	if len(lines) == 0 {
+		return
+	}
+	s.item("Send lag (actual minus intended send time)", "%s", strings.Join(lines, "; "))
 	s.printf("\n")
 }
 
