@@ -9,13 +9,14 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/authbench/authbench/pkg/plan"
+	"github.com/authbench/authbench/pkg/redact"
 	"github.com/authbench/authbench/pkg/results"
 )
 
 // slot is one measured entry point: a layer's rung or the end-to-end URL.
 type slot struct {
 	layer    string // the layer's name, or results.EndToEnd
-	url      string
+	url      string // redacted (redact.URL): for messages and the record
 	name     string // the target name of its results: "TARGET/LAYER"
 	extAuthz bool
 	index    int // the session's target
@@ -75,7 +76,7 @@ func buildSlots(t plan.Target) ([]*slot, []string, []plan.Target, error) {
 	var targets []plan.Target
 	add := func(layer, url string, st plan.Target) {
 		st.Name, st.URL, st.Rungs, st.Layers = t.Name+"/"+layer, url, nil, nil
-		slots = append(slots, &slot{layer: layer, url: url, name: st.Name, index: len(targets)})
+		slots = append(slots, &slot{layer: layer, url: redact.URL(url), name: st.Name, index: len(targets)})
 		targets = append(targets, st)
 	}
 	for i := len(layers) - 1; i >= 0; i-- {
