@@ -63,6 +63,7 @@ func catalog() []kind {
 		goTool("kube-rbac-proxy", install.KubeRBACProxyVersion),
 		debian("nginx", "/usr/sbin/nginx", "/var/log/nginx", "/var/lib/nginx", "/var/cache/nginx"),
 		debian("haproxy", "/usr/sbin/haproxy", "/var/lib/haproxy"),
+		debian("prometheus", "/usr/bin/prometheus", "/prometheus"),
 		{"authbench", authbenchTag, func(ctx context.Context, o Options) ([]File, []string, error) {
 			f, err := Program(ctx, o.Authbench, "/usr/local/bin/authbench")
 			return f, []string{"/usr/local/bin/authbench"}, err

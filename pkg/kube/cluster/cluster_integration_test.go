@@ -32,7 +32,7 @@ func TestClusterRunsPodsAndLeavesHostClean(t *testing.T) {
 	}
 	ctx := context.Background()
 	var imgs []string
-	for _, n := range []string{"pause", "http-echo", "kube-rbac-proxy", "haproxy"} {
+	for _, n := range []string{"pause", "http-echo", "kube-rbac-proxy", "haproxy", "prometheus"} {
 		img, _, err := image.Build(ctx, n, image.Options{})
 		if err != nil {
 			t.Fatalf("building image %s: %v", n, err)
@@ -74,7 +74,8 @@ func TestClusterRunsPodsAndLeavesHostClean(t *testing.T) {
 		t.Errorf("pod answered %d, want 200", resp.StatusCode)
 	}
 	checkQuota(t, dir, "5000")
-	checkStack2x(t, c)
+	t.Run("stack 2x", func(t *testing.T) { checkStack2x(t, c) })
+	t.Run("prometheus scrapes cadvisor", func(t *testing.T) { checkPrometheus(t, c) })
 	ports := c.Ports
 	start = time.Now()
 	if err := c.Down(ctx); err != nil {

@@ -24,8 +24,8 @@ type resource struct {
 // resources are the kinds the stacks use.
 var resources = map[string]resource{
 	"Namespace": {"namespaces", false}, "CustomResourceDefinition": {"customresourcedefinitions", false},
-	"ClusterRoleBinding": {"clusterrolebindings", false},
-	"Secret":             {"secrets", true}, "ConfigMap": {"configmaps", true}, "ServiceAccount": {"serviceaccounts", true},
+	"ClusterRoleBinding": {"clusterrolebindings", false}, "ClusterRole": {"clusterroles", false},
+	"Secret": {"secrets", true}, "ConfigMap": {"configmaps", true}, "ServiceAccount": {"serviceaccounts", true},
 	"Service": {"services", true}, "Deployment": {"deployments", true}, "Role": {"roles", true},
 	"RoleBinding": {"rolebindings", true}, "Route": {"routes", true}, "HTTPRoute": {"httproutes", true},
 }

@@ -12,7 +12,7 @@ func CRDs() []Object {
 			"properties": Object{
 				"to": Object{"type": "object", "required": []string{"kind", "name"},
 					"x-kubernetes-preserve-unknown-fields": true,
-					"properties": Object{"kind": Object{"type": "string", "enum": []string{"Service", ""}}, "name": Object{"type": "string"}}},
+					"properties":                           Object{"kind": Object{"type": "string", "enum": []string{"Service", ""}}, "name": Object{"type": "string"}}},
 				"tls": Object{"type": "object", "x-kubernetes-preserve-unknown-fields": true,
 					"properties": Object{"termination": Object{"type": "string", "enum": []string{"edge", "reencrypt", "passthrough"}}}},
 			}}),

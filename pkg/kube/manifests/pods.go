@@ -17,7 +17,9 @@ func (o Options) container(name, img string, args []string, mounts ...Object) Ob
 	return c
 }
 
-func mount(name, path string) Object { return Object{"name": name, "mountPath": path, "readOnly": true} }
+func mount(name, path string) Object {
+	return Object{"name": name, "mountPath": path, "readOnly": true}
+}
 
 // deployment wraps containers in a one-replica Deployment; the lab
 // overlay puts it on the host network (Recreate: a new pod binds the same

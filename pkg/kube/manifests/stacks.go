@@ -20,8 +20,8 @@ func (o Options) servingSecret() Object {
 	b := func(p []byte) string { return base64.StdEncoding.EncodeToString(p) }
 	return obj("v1", "Secret", meta(ServingSecret, o.namespace(), o.Stack), Object{"type": "kubernetes.io/tls",
 		"data": Object{"tls.crt": b(o.Serving.Cert), "tls.key": b(o.Serving.Key), "ca.crt": b(o.Serving.CA),
-		// HAProxy loads certificate and key from one file.
-		"bundle.pem": b(append(append([]byte{}, o.Serving.Cert...), o.Serving.Key...))}})
+			// HAProxy loads certificate and key from one file.
+			"bundle.pem": b(append(append([]byte{}, o.Serving.Cert...), o.Serving.Key...))}})
 }
 
 // proxySA is the stack's kube-rbac-proxy ServiceAccount.
