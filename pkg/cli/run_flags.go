@@ -12,6 +12,7 @@ import (
 
 	"github.com/authbench/authbench/pkg/auth"
 	"github.com/authbench/authbench/pkg/plan"
+	"github.com/authbench/authbench/pkg/redact"
 	"github.com/authbench/authbench/pkg/scenario"
 )
 
@@ -245,7 +246,7 @@ func (o *runOptions) headerList() ([]plan.Header, error) {
 	for _, raw := range o.headers {
 		name, value, ok := strings.Cut(raw, ":")
 		if !ok || strings.TrimSpace(name) == "" {
-			return nil, fmt.Errorf("bad header %q: want \"Name: value\"", auth.RedactHeader("authorization", raw))
+			return nil, fmt.Errorf("bad header %q: want \"Name: value\"", redact.Header("authorization", raw))
 		}
 		hs = append(hs, plan.Header{Name: strings.TrimSpace(name), Value: strings.TrimSpace(value)})
 	}

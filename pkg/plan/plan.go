@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/authbench/authbench/pkg/auth"
+	"github.com/authbench/authbench/pkg/redact"
 )
 
 // Model names how load is generated.
@@ -48,6 +49,10 @@ type Plan struct {
 	// Capacity, when set, sizes replicas for a planned throughput.
 	// Default nil: resource recommendations only.
 	Capacity *Capacity `json:"capacity,omitempty"`
+	// Lab is the directory of the lab the targets belong to, so that a
+	// scenario printed for a lab is observed with it wherever it runs.
+	// Default "": the default lab directory, if the targets point at it.
+	Lab string `json:"lab,omitempty"`
 }
 
 // Prometheus says where and how to query container metrics (issue 4).
@@ -137,11 +142,11 @@ type Header struct {
 	Value string `json:"value"`
 }
 
-// MarshalJSON redacts Authorization and Cookie values so that a plan can be
-// written to run.json safely.
+// MarshalJSON redacts secret header values (redact.Header) so that a plan
+// can be written to run.json safely.
 func (h Header) MarshalJSON() ([]byte, error) {
 	type raw Header
-	return marshalJSON(raw{Name: h.Name, Value: auth.RedactHeader(h.Name, h.Value)})
+	return marshalJSON(raw{Name: h.Name, Value: redact.Header(h.Name, h.Value)})
 }
 
 // Load says how much load to send and how.
