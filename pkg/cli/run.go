@@ -31,6 +31,7 @@ func newRunCmd(s streams) *cobra.Command {
 		},
 	}
 	o.addFlags(cmd)
+	addPodFlags(cmd)
 	return cmd
 }
 
@@ -45,6 +46,9 @@ func (o *runOptions) run(cmd *cobra.Command, args []string, s streams) error {
 		ro.Progress = s.out
 	}
 	if err := o.observe(cmd.Context(), &ro); err != nil {
+		return err
+	}
+	if err := podExecutor(cmd.Context(), cmd, &ro, s.err); err != nil {
 		return err
 	}
 	outcome, err := runner.Run(cmd.Context(), ro)

@@ -81,7 +81,7 @@ func (p *Plan) Validate() error {
 	case l.Duration == 0 && l.Requests > 0 && l.Model() == Closed && int64(l.Concurrency) > l.Requests:
 		return fmt.Errorf("concurrency (-c %d) cannot exceed requests (-n %d)", l.Concurrency, l.Requests)
 	}
-	return nil
+	return p.validateExecution()
 }
 
 // ValidateURL checks that s is an absolute http or https URL with a host.

@@ -53,6 +53,9 @@ type Plan struct {
 	// scenario printed for a lab is observed with it wherever it runs.
 	// Default "": the default lab directory, if the targets point at it.
 	Lab string `json:"lab,omitempty"`
+	// Execution, when set, runs the load from pods of a Kubernetes Job.
+	// Default nil: from this process.
+	Execution *Execution `json:"execution,omitempty"`
 }
 
 // Prometheus says where and how to query container metrics (issue 4).

@@ -35,7 +35,7 @@ func (e *Executor) merge(p Phase, ph runner.Phase, got []*podPhase, aborted bool
 	pe := &results.PodExecution{Asked: e.o.Pods, Start: p.Start}
 	partial := aborted
 	for i, pp := range got {
-		st, ok := e.podRow(i, p, pp)
+		st, ok := e.podRow(i, p, pp, aborted)
 		count := addSeconds(secs, p.Start, pp, ok, total)
 		if ok {
 			rs, answered = append(rs, *pp.end.Result), append(answered, count)
@@ -49,7 +49,12 @@ func (e *Executor) merge(p Phase, ph runner.Phase, got []*podPhase, aborted bool
 			}
 		} else {
 			partial = true
-			st.Requests = count
+			if st.State != results.PodFailed || st.Requests == 0 {
+				st.Requests = count
+			}
+			if n := len(pp.intervals); n > 0 && st.Seconds == 0 {
+				st.Seconds = pp.intervals[n-1].to.Sub(pp.intervals[0].from).Seconds()
+			}
 		}
 		pe.Pods = append(pe.Pods, st)
 	}
@@ -76,12 +81,22 @@ func (e *Executor) merge(p Phase, ph runner.Phase, got []*podPhase, aborted bool
 	return m, nil
 }
 
-// podRow is pod i's table row; ok says it delivered its result.
-func (e *Executor) podRow(i int, p Phase, pp *podPhase) (results.PodStat, bool) {
+// podRow is pod i's table row; ok says it delivered its whole result. A
+// pod stopped early without the run being interrupted (evicted, deleted:
+// SIGTERM) reports what it measured, but as a failed pod, kept out of the
+// merged figures like one killed outright.
+func (e *Executor) podRow(i int, p Phase, pp *podPhase, aborted bool) (results.PodStat, bool) {
 	s := e.pods[i]
 	st := results.PodStat{Index: i, Name: s.name, Node: s.node, State: results.PodNotStarted, Reason: pp.reason}
 	start := pp.start
 	ok := pp.end != nil && pp.end.Result != nil
+	if ok && pp.end.Partial && !aborted {
+		r := pp.end.Result
+		st.State, st.Requests, st.Errors, st.Seconds, st.StartSkewMs = results.PodFailed, r.Requests, r.Requests-r.Successes, r.DurationS,
+			float64(r.Start.Sub(p.Start.Add(p.Shares[i].Offset)))/1e6
+		st.Reason = fmt.Sprintf("stopped after %.1f s of its share", r.DurationS)
+		return st, false
+	}
 	if ok {
 		r := pp.end.Result
 		st.State, st.Reason, st.Requests, st.Errors = results.PodCompleted, "", r.Requests, r.Requests-r.Successes
