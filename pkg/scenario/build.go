@@ -70,6 +70,7 @@ func (b *builder) plan(f *fileSpec) *plan.Plan {
 	p.Observe = b.observe(f.Observe)
 	p.Prometheus = b.prometheus(f.Prometheus)
 	p.Capacity = b.capacity(f.Capacity)
+	p.Execution = b.execution(f.Execution)
 	if f.SampleInterval != nil {
 		if *f.SampleInterval <= 0 {
 			b.errAt(f, "", "sample_interval", "must be positive, got %s", f.SampleInterval.std())

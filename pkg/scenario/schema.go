@@ -30,6 +30,9 @@ type fileSpec struct {
 	Prometheus *prometheusSpec `yaml:"prometheus"`
 	// Capacity sizes replicas for a planned throughput. Default: none.
 	Capacity *capacitySpec `yaml:"capacity"`
+	// Execution runs the load from pods of a Kubernetes Job. Default:
+	// none (this process).
+	Execution *executionSpec `yaml:"execution"`
 }
 
 // targetSpec is one endpoint.

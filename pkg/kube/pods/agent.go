@@ -19,7 +19,8 @@ import (
 
 // Agent timings.
 const (
-	pollEvery = 100 * time.Millisecond
+	pollEvery     = 100 * time.Millisecond
+	busyPollEvery = time.Second
 	// staleAfter: an idle agent whose coordinator has not beaten for this
 	// long exits, so a killed coordinator leaves no pod running.
 	staleAfter = 2 * time.Minute
@@ -124,10 +125,16 @@ func (a *agent) loop(ctx context.Context) error {
 				return errors.New("the coordinator stopped beating; exiting")
 			}
 		}
+		// While a phase runs only an abort can come: a slower poll keeps
+		// the API server's load (on the generators' node) out of the way.
+		every := pollEvery
+		if !isDone(cur.done) {
+			every = busyPollEvery
+		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-time.After(pollEvery):
+		case <-time.After(every):
 		}
 	}
 }

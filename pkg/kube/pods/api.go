@@ -113,7 +113,9 @@ func Remaining(ctx context.Context, api APIClient, ns, id string) ([]string, err
 		if err != nil || code != http.StatusOK {
 			return left, fmt.Errorf("listing %ss: %d %v", c.kind, code, err)
 		}
-		var l struct{ Items []struct{ Metadata struct{ Name string } } }
+		var l struct {
+			Items []struct{ Metadata struct{ Name string } }
+		}
 		json.Unmarshal(b, &l)
 		for _, it := range l.Items {
 			left = append(left, c.kind+"/"+it.Metadata.Name)

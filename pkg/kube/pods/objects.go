@@ -59,7 +59,7 @@ func (e *Executor) jobObject() obj {
 			// the run reports what they covered.
 			"backoffLimitPerIndex": 0, "maxFailedIndexes": n, "podReplacementPolicy": "Failed",
 			"ttlSecondsAfterFinished": 300,
-			"template": obj{"metadata": obj{"labels": obj{RunLabel: e.id}}, "spec": spec},
+			"template":                obj{"metadata": obj{"labels": obj{RunLabel: e.id}}, "spec": spec},
 		}}
 }
 

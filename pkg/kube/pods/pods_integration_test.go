@@ -276,7 +276,7 @@ func (e *env) closedExact(t *testing.T) {
 func (e *env) openSchedule(t *testing.T) {
 	log := &syncBuf{t: t}
 	const rate, secs = 600.0, 5
-	l := plan.Load{Rate: rate, Duration: plan.Duration(secs * time.Second), Concurrency: 12, Iterations: 1}
+	l := plan.Load{Rate: rate, Duration: plan.Duration(secs * time.Second), Concurrency: 30, Iterations: 1}
 	o, err := e.run(t, e.plan("pods-open", l), e.executor(t, log), log, nil)
 	if err != nil {
 		t.Fatalf("run: %v", err)
