@@ -62,6 +62,7 @@ func Diagnose(run *results.Run, tl *results.Timeline) []results.Finding {
 		out = append(out, throttlingFindings(name, rs)...)
 		out = append(out, backendFindings(name, rs)...)
 		out = append(out, generatorFindings(run, name, rs)...)
+		out = append(out, podFindings(name, rs)...)
 		out = append(out, authErrorFindings(name, rs, tl)...)
 		out = append(out, instabilityFindings(name, rs)...)
 		out = append(out, sendLagFindings(name, rs)...)
