@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -49,6 +51,11 @@ func checkStack2x(t *testing.T, c *Cluster) {
 	if again := generation(t, cl, objs); again != gen {
 		t.Errorf("a second apply changed the Deployments' generations: %v -> %v", gen, again)
 	}
+	defer func() {
+		if t.Failed() {
+			dumpPodLogs(t, c.Dir)
+		}
+	}()
 	client := stackClient(t, cl)
 	url := fmt.Sprintf("https://127.0.0.1:%d/echo", lab.Ports[manifests.HAProxy])
 	for _, tc := range []struct {
@@ -124,4 +131,17 @@ func get(t *testing.T, c *http.Client, url, token string) (int, string) {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, string(b)
+}
+
+// dumpPodLogs logs the containers' logs, which the kubelet wrote under the
+// /var overlay's upper layer.
+func dumpPodLogs(t *testing.T, dir string) {
+	logs, _ := filepath.Glob(filepath.Join(dir, "root", "var-upper", "log", "pods", "*", "*", "*.log"))
+	for _, l := range logs {
+		b, _ := os.ReadFile(l)
+		if len(b) > 2000 {
+			b = b[len(b)-2000:]
+		}
+		t.Logf("%s:\n%s", l, b)
+	}
 }
