@@ -281,3 +281,16 @@ func TestKilledParentLeavesNoProcessOrMount(t *testing.T) {
 	}
 	checkClean(t, dir, c.Ports, sysBefore)
 }
+
+func hasQuota(dir, want string) bool {
+	found := false
+	filepath.WalkDir(filepath.Join("/sys/fs/cgroup/cpu", CgroupRoot(dir)), func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.Name() == "cpu.cfs_quota_us" {
+			if b, _ := os.ReadFile(p); strings.TrimSpace(string(b)) == want {
+				found = true
+			}
+		}
+		return nil
+	})
+	return found
+}

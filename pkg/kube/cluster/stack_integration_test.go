@@ -73,6 +73,24 @@ func checkStack2x(t *testing.T, c *Cluster) {
 			t.Errorf("%q through the 2x stack: %d %q, want %d", tc.who, code, body, tc.want)
 		}
 	}
+	// A limit on the oauth proxy sidecar becomes its CFS quota; removing it
+	// with the JSON patch leaves no quota and a pod that still serves.
+	start = time.Now()
+	if err := deploy.SetCPULimit(ctx, cl, manifests.DefaultNamespace, manifests.Echo2x, manifests.OAuthProxy, "30m"); err != nil {
+		t.Fatalf("setting the oauth-proxy limit: %v", err)
+	}
+	t.Logf("limit 30m applied and the new pod available in %s", time.Since(start))
+	checkQuota(t, c.Dir, "3000")
+	if err := deploy.SetCPULimit(ctx, cl, manifests.DefaultNamespace, manifests.Echo2x, manifests.OAuthProxy, ""); err != nil {
+		t.Fatalf("removing the oauth-proxy limit: %v", err)
+	}
+	token, _ := deploy.Token(ctx, cl, manifests.DefaultNamespace, "alice", 600)
+	if code, _ := get(t, client, url, token); code != 200 {
+		t.Errorf("alice after removing the limit: %d, want 200", code)
+	}
+	if hasQuota(c.Dir, "3000") {
+		t.Error("a 3000 quota remains after the limit was removed")
+	}
 	// The 3x stack's objects pass the real apiserver's validation and
 	// admission (its HTTPRoute against the CRD).
 	o3 := deploy.StackOptions{Stack: manifests.Stack3x, DryRun: true,
