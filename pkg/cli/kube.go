@@ -26,7 +26,7 @@ func newKubeCmd(s streams) *cobra.Command {
 		Use:   "kube",
 		Short: "Deploy the lab's stacks to a Kubernetes cluster (Deployments, RBAC, Route or HTTPRoute)",
 	}
-	cmd.AddCommand(newKubeApplyCmd(s, false), newKubeApplyCmd(s, true))
+	cmd.AddCommand(newKubeApplyCmd(s, false), newKubeApplyCmd(s, true), newKubeClusterCmd(s))
 	return cmd
 }
 
@@ -34,7 +34,7 @@ func newKubeCmd(s streams) *cobra.Command {
 type kubeFlags struct {
 	stack, namespace, kubeconfig, registry     string
 	issuer, clientID, clientSecretFile, oidcCA string
-	dryRun, crds                               bool
+	dryRun, crds, noWait                       bool
 }
 
 func newKubeApplyCmd(s streams, del bool) *cobra.Command {
@@ -57,6 +57,7 @@ func newKubeApplyCmd(s streams, del bool) *cobra.Command {
 	fl.StringVar(&f.clientSecretFile, "oidc-client-secret-file", "", "3x: file holding the OIDC client secret")
 	fl.StringVar(&f.oidcCA, "oidc-ca-file", "", "3x: CA of the issuer (default the system's)")
 	fl.BoolVar(&f.dryRun, "dry-run", false, "server-side dry run: validate and admit, store nothing")
+	fl.BoolVar(&f.noWait, "no-wait", false, "return once applied, without waiting for the Deployments to be available")
 	fl.BoolVar(&f.crds, "install-crds", false, "also apply minimal Route and HTTPRoute CRDs (for a cluster that has neither, like the lab's)")
 	return cmd
 }
@@ -69,7 +70,7 @@ func runKube(cmd *cobra.Command, s streams, f kubeFlags, del bool) error {
 	if err != nil {
 		return err
 	}
-	o := deploy.StackOptions{Stack: f.stack, Namespace: f.namespace, Registry: f.registry, InstallCRDs: f.crds, DryRun: f.dryRun}
+	o := deploy.StackOptions{Stack: f.stack, Namespace: f.namespace, Registry: f.registry, InstallCRDs: f.crds, DryRun: f.dryRun, NoWait: f.noWait}
 	if o.OIDC, err = oidcFromFlags(f); err != nil {
 		return err
 	}

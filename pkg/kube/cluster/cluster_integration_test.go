@@ -10,8 +10,10 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -22,6 +24,9 @@ import (
 func TestMain(m *testing.M) {
 	if len(os.Args) == 3 && os.Args[1] == SupervisorArg {
 		os.Exit(Supervise(os.Args[2]))
+	}
+	if dir := os.Getenv(childEnv); dir != "" {
+		os.Exit(upAndWait(dir))
 	}
 	os.Exit(m.Run())
 }
@@ -183,7 +188,8 @@ func checkClean(t *testing.T, dir string, pt Ports, sysBefore map[string]string)
 	for _, p := range []int{pt.Etcd, pt.APIServer, pt.Kubelet, pt.KubeletHealthz, pt.ControllerManager, pt.Scheduler} {
 		if c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", p), 200*time.Millisecond); err == nil {
 			c.Close()
-			t.Errorf("port %d still listens", p)
+			ss, _ := exec.Command("sh", "-c", fmt.Sprintf("ss -ltnpe 'sport = :%d'; echo %+v", p, pt)).CombinedOutput()
+			t.Errorf("port %d still listens: %s", p, ss)
 		}
 	}
 	for k, v := range readSysctls(t) {
@@ -191,4 +197,100 @@ func checkClean(t *testing.T, dir string, pt Ports, sysBefore map[string]string)
 			t.Errorf("sysctl %s changed: %q -> %q", k, sysBefore[k], v)
 		}
 	}
+}
+
+// childEnv makes the test binary a process that brings a cluster up and
+// waits to be killed.
+const childEnv = "AUTHBENCH_KUBE_TEST_CHILD"
+
+func upAndWait(dir string) int {
+	img, _, err := image.Build(context.Background(), "http-echo", image.Options{})
+	if err != nil {
+		fmt.Println("ERR", err)
+		return 1
+	}
+	pause, _, _ := image.Build(context.Background(), "pause", image.Options{})
+	if _, err := Up(context.Background(), Options{Dir: dir, Images: []string{pause.Path, img.Path}}); err != nil {
+		fmt.Println("ERR", err)
+		return 1
+	}
+	fmt.Println("UP")
+	select {}
+}
+
+// TestKilledParentLeavesNoProcessOrMount SIGKILLs the process that
+// started a cluster with a running pod: every process and mount goes with
+// it; DownDir then removes the pods' cgroups and the bridge.
+func TestKilledParentLeavesNoProcessOrMount(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root (namespaces, mounts, cgroups)")
+	}
+	dir := t.TempDir()
+	sysBefore := readSysctls(t)
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), childEnv+"="+dir)
+	out, _ := cmd.StdoutPipe()
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line := make([]byte, 512)
+	n, _ := out.Read(line)
+	if !strings.HasPrefix(string(line[:n]), "UP") {
+		cmd.Process.Kill()
+		cmd.Wait()
+		DownDir(context.Background(), dir)
+		t.Fatalf("child: %s", line[:n])
+	}
+	c, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, err := c.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	runEchoPod(t, cl, freePort(t))
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	deadline := time.Now().Add(15 * time.Second)
+	for !gone(c.PID1) && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if _, err := Open(dir); err == nil {
+		t.Fatal("the cluster outlived its parent's SIGKILL")
+	}
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		if b, _ := os.ReadFile(p); bytes.Contains(b, []byte(dir)) {
+			t.Errorf("process %s outlived the SIGKILL: %q", p, b)
+		}
+	}
+	if mi, _ := os.ReadFile("/proc/self/mountinfo"); bytes.Contains(mi, []byte(dir)) {
+		t.Error("a mount under the cluster's dir outlived the SIGKILL")
+	}
+	leftover := false
+	for _, h := range cgroupHierarchies() {
+		if _, err := os.Stat(filepath.Join(h, CgroupRoot(dir), "kubepods")); err == nil {
+			leftover = true
+		}
+	}
+	t.Logf("pod cgroups left by the killed cluster before DownDir: %v", leftover)
+	if err := DownDir(context.Background(), dir); err != nil {
+		t.Fatalf("DownDir after SIGKILL: %v", err)
+	}
+	checkClean(t, dir, c.Ports, sysBefore)
+}
+
+func hasQuota(dir, want string) bool {
+	found := false
+	filepath.WalkDir(filepath.Join("/sys/fs/cgroup/cpu", CgroupRoot(dir)), func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.Name() == "cpu.cfs_quota_us" {
+			if b, _ := os.ReadFile(p); strings.TrimSpace(string(b)) == want {
+				found = true
+			}
+		}
+		return nil
+	})
+	return found
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -52,11 +53,13 @@ func alive(pid int, dir string) bool {
 // cgroups and the CNI bridge, which live in the host's hierarchy and
 // network namespace, are removed. Down of a stopped cluster cleans up too.
 func (c *Cluster) Down(ctx context.Context) error {
-	if alive(c.PID1, c.Dir) {
+	if c.PID1 > 0 && alive(c.PID1, c.Dir) {
 		syscall.Kill(c.PID1, syscall.SIGKILL)
 	}
 	deadline := time.Now().Add(30 * time.Second)
-	for (alive(c.PID1, c.Dir) || processExists(c.UnsharePID, "unshare")) && time.Now().Before(deadline) {
+	// PID 1 of a namespace turns zombie only once the kernel has killed and
+	// reaped every other process in it; its cmdline empties before that.
+	for (!gone(c.PID1) || processExists(c.UnsharePID, "unshare")) && time.Now().Before(deadline) {
 		if c.exited != nil {
 			select {
 			case <-c.exited:
@@ -66,11 +69,29 @@ func (c *Cluster) Down(ctx context.Context) error {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	if alive(c.PID1, c.Dir) {
+	if !gone(c.PID1) {
 		return fmt.Errorf("the cluster's supervisor (pid %d) outlived SIGKILL for 30s", c.PID1)
 	}
 	os.Remove(paths{c.Dir}.state())
+	c.waitPortsClosed(5 * time.Second)
 	return cleanHost(c.Dir)
+}
+
+// waitPortsClosed waits for the kernel to close the dead components'
+// listeners, which can outlive the namespace's PID 1 by a moment.
+func (c *Cluster) waitPortsClosed(max time.Duration) {
+	pt := c.Ports
+	deadline := time.Now().Add(max)
+	for _, p := range []int{pt.Etcd, pt.EtcdPeer, pt.APIServer, pt.ControllerManager, pt.Scheduler, pt.Kubelet, pt.KubeletHealthz} {
+		for p > 0 && time.Now().Before(deadline) {
+			conn, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", p), 100*time.Millisecond)
+			if err != nil {
+				break
+			}
+			conn.Close()
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
 }
 
 func processExists(pid int, name string) bool {
@@ -83,10 +104,16 @@ func processExists(pid int, name string) bool {
 
 // DownDir stops the cluster in dir, or cleans what a killed one left.
 func DownDir(ctx context.Context, dir string) error {
-	c, err := Open(dir)
+	abs, err := filepath.Abs(dir)
 	if err != nil {
-		abs, _ := filepath.Abs(dir)
-		return cleanHost(abs)
+		return err
+	}
+	c := &Cluster{Dir: abs}
+	if b, err := os.ReadFile(paths{abs}.state()); err == nil {
+		json.Unmarshal(b, c)
+	}
+	if !alive(c.PID1, abs) {
+		c.PID1, c.UnsharePID = 0, 0 // stale pids, maybe reused: never signal or wait for them
 	}
 	return c.Down(ctx)
 }
@@ -167,4 +194,14 @@ func removeCgroupTree(root string) error {
 		time.Sleep(100 * time.Millisecond)
 	}
 	return err
+}
+
+// gone reports whether pid has exited: no such process, or a zombie.
+func gone(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	i := strings.LastIndexByte(string(b), ')')
+	return i < 0 || i+2 >= len(b) || b[i+2] == 'Z'
 }

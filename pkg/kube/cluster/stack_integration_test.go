@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -49,6 +51,11 @@ func checkStack2x(t *testing.T, c *Cluster) {
 	if again := generation(t, cl, objs); again != gen {
 		t.Errorf("a second apply changed the Deployments' generations: %v -> %v", gen, again)
 	}
+	defer func() {
+		if t.Failed() {
+			dumpPodLogs(t, c.Dir)
+		}
+	}()
 	client := stackClient(t, cl)
 	url := fmt.Sprintf("https://127.0.0.1:%d/echo", lab.Ports[manifests.HAProxy])
 	for _, tc := range []struct {
@@ -65,6 +72,24 @@ func checkStack2x(t *testing.T, c *Cluster) {
 		if code != tc.want || (tc.want == 200 && !strings.Contains(body, manifests.EchoText)) {
 			t.Errorf("%q through the 2x stack: %d %q, want %d", tc.who, code, body, tc.want)
 		}
+	}
+	// A limit on the oauth proxy sidecar becomes its CFS quota; removing it
+	// with the JSON patch leaves no quota and a pod that still serves.
+	start = time.Now()
+	if err := deploy.SetCPULimit(ctx, cl, manifests.DefaultNamespace, manifests.Echo2x, manifests.OAuthProxy, "30m"); err != nil {
+		t.Fatalf("setting the oauth-proxy limit: %v", err)
+	}
+	t.Logf("limit 30m applied and the new pod available in %s", time.Since(start))
+	checkQuota(t, c.Dir, "3000")
+	if err := deploy.SetCPULimit(ctx, cl, manifests.DefaultNamespace, manifests.Echo2x, manifests.OAuthProxy, ""); err != nil {
+		t.Fatalf("removing the oauth-proxy limit: %v", err)
+	}
+	token, _ := deploy.Token(ctx, cl, manifests.DefaultNamespace, "alice", 600)
+	if code, _ := get(t, client, url, token); code != 200 {
+		t.Errorf("alice after removing the limit: %d, want 200", code)
+	}
+	if hasQuota(c.Dir, "3000") {
+		t.Error("a 3000 quota remains after the limit was removed")
 	}
 	// The 3x stack's objects pass the real apiserver's validation and
 	// admission (its HTTPRoute against the CRD).
@@ -124,4 +149,17 @@ func get(t *testing.T, c *http.Client, url, token string) (int, string) {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, string(b)
+}
+
+// dumpPodLogs logs the containers' logs, which the kubelet wrote under the
+// /var overlay's upper layer.
+func dumpPodLogs(t *testing.T, dir string) {
+	logs, _ := filepath.Glob(filepath.Join(dir, "root", "var-upper", "log", "pods", "*", "*", "*.log"))
+	for _, l := range logs {
+		b, _ := os.ReadFile(l)
+		if len(b) > 2000 {
+			b = b[len(b)-2000:]
+		}
+		t.Logf("%s:\n%s", l, b)
+	}
 }

@@ -19,6 +19,7 @@ type StackOptions struct {
 	// lab cluster); never on a cluster that has the real ones.
 	InstallCRDs bool
 	DryRun      bool
+	NoWait      bool // return once applied, without waiting for the Deployments
 }
 
 // Objects resolves images and the serving certificate and builds the
@@ -69,7 +70,7 @@ func Stack(ctx context.Context, c *Client, o StackOptions) ([]manifests.Object, 
 	if err := Apply(ctx, c, objs, ApplyOptions{DryRun: o.DryRun}); err != nil {
 		return nil, err
 	}
-	if o.DryRun {
+	if o.DryRun || o.NoWait {
 		return objs, nil
 	}
 	return objs, WaitAvailable(ctx, c, objs)

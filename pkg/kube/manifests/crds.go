@@ -1,5 +1,7 @@
 package manifests
 
+import "strings"
+
 // CRDs are the Route and HTTPRoute CustomResourceDefinitions the lab
 // cluster lacks (OpenShift and a Gateway API install bring the real ones):
 // enough schema for the apiserver to validate the stacks' objects under
@@ -31,7 +33,13 @@ func CRDs() []Object {
 
 func crd(group, kind, plural string, spec Object) Object {
 	version := "v1"
-	return obj("apiextensions.k8s.io/v1", "CustomResourceDefinition", meta(plural+"."+group, "", "crds"), Object{"spec": Object{
+	md := meta(plural+"."+group, "", "crds")
+	if strings.HasSuffix(group, ".k8s.io") {
+		// The apiserver protects *.k8s.io groups; the real Gateway API CRDs
+		// carry this annotation too.
+		md["annotations"] = Object{"api-approved.kubernetes.io": "https://github.com/kubernetes-sigs/gateway-api/pull/2466"}
+	}
+	return obj("apiextensions.k8s.io/v1", "CustomResourceDefinition", md, Object{"spec": Object{
 		"group": group, "scope": "Namespaced",
 		"names": Object{"kind": kind, "plural": plural, "singular": lower(kind), "listKind": kind + "List"},
 		"versions": []Object{{"name": version, "served": true, "storage": true,

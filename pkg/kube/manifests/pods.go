@@ -91,7 +91,14 @@ func (o Options) rbacConfig(name string) Object {
 // echoWithProxy is the backend Deployment with its kube-rbac-proxy sidecar.
 func (o Options) echoWithProxy(deploy, proxy, sa string) []Object {
 	cm := deploy + "-rbac"
-	d := o.deployment(deploy, sa, []Object{o.echo(deploy), o.rbacProxy(proxy, deploy)},
+	d := o.deployment(deploy, sa, []Object{o.ready(o.echo(deploy), deploy), o.ready(o.rbacProxy(proxy, deploy), proxy)},
 		secretVolume("tls", ServingSecret), configVolume("rbac", cm))
 	return []Object{o.rbacConfig(cm), d, o.service(deploy, deploy, o.port(proxy))}
+}
+
+// ready adds a readiness probe on the component's port, so that a
+// Deployment is available only once its pods listen.
+func (o Options) ready(c Object, component string) Object {
+	c["readinessProbe"] = Object{"tcpSocket": Object{"port": o.port(component)}, "periodSeconds": 1, "failureThreshold": 3}
+	return c
 }

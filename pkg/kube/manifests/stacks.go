@@ -62,8 +62,9 @@ func (o Options) stack2x() []Object {
 	objs := o.echoWithProxy(Echo2x, OAuthProxy, OAuthProxy)
 	route := o.route()
 	return append(objs, route, o.routerConfig(route),
-		o.deployment(HAProxy, "", []Object{o.container(HAProxy, "haproxy", []string{"-db", "-f", "/etc/authbench/router/haproxy.cfg"},
-			mount("router", "/etc/authbench/router"))}, configVolume("router", HAProxy)),
+		o.deployment(HAProxy, "", []Object{o.ready(o.container(HAProxy, "haproxy", []string{"-db", "-f", "/etc/authbench/router/haproxy.cfg"},
+			mount("router", "/etc/authbench/router"), mount("tls", "/etc/authbench/tls")), HAProxy)},
+			configVolume("router", HAProxy), secretVolume("tls", ServingSecret)),
 		o.service(HAProxy, HAProxy, o.port(HAProxy)))
 }
 
@@ -74,8 +75,8 @@ func (o Options) stack3x() []Object {
 	objs = append(objs, o.oauth2Proxy()...)
 	hr := o.httpRoute()
 	return append(objs, hr, o.gatewayConfig(hr),
-		o.deployment(Nginx, "", []Object{o.container(Nginx, "nginx", []string{"-e", "stderr", "-c", "/etc/authbench/gateway/nginx.conf"},
-			mount("gateway", "/etc/authbench/gateway"), mount("tls", "/etc/authbench/tls"))},
+		o.deployment(Nginx, "", []Object{o.ready(o.container(Nginx, "nginx", []string{"-e", "stderr", "-c", "/etc/authbench/gateway/nginx.conf"},
+			mount("gateway", "/etc/authbench/gateway"), mount("tls", "/etc/authbench/tls")), Nginx)},
 			configVolume("gateway", Nginx), secretVolume("tls", ServingSecret)),
 		o.service(Nginx, Nginx, o.port(Nginx)))
 }
@@ -96,7 +97,7 @@ func (o Options) oauth2Proxy() []Object {
 	// Through the environment from the Secret, so it is in no pod spec.
 	c["env"] = []Object{{"name": "OAUTH2_PROXY_COOKIE_SECRET",
 		"valueFrom": Object{"secretKeyRef": Object{"name": OAuth2Proxy, "key": "cookie-secret"}}}}
-	return []Object{secret, o.deployment(OAuth2Proxy, "", []Object{c}, secretVolume("oidc", OAuth2Proxy)),
+	return []Object{secret, o.deployment(OAuth2Proxy, "", []Object{o.ready(c, OAuth2Proxy)}, secretVolume("oidc", OAuth2Proxy)),
 		o.service(OAuth2Proxy, OAuth2Proxy, o.port(OAuth2Proxy))}
 }
 
