@@ -45,10 +45,10 @@ func (o *runOptions) run(cmd *cobra.Command, args []string, s streams) error {
 	if o.output == "text" && isTerminal(s.out) {
 		ro.Progress = s.out
 	}
-	if err := o.observe(cmd.Context(), &ro); err != nil {
+	if err := podExecutor(cmd.Context(), cmd, &ro, s.err); err != nil {
 		return err
 	}
-	if err := podExecutor(cmd.Context(), cmd, &ro, s.err); err != nil {
+	if err := o.observe(cmd.Context(), &ro); err != nil {
 		return err
 	}
 	outcome, err := runner.Run(cmd.Context(), ro)

@@ -75,10 +75,17 @@ func podExecutor(ctx context.Context, cmd *cobra.Command, ro *runner.Options, lo
 }
 
 // labDirFlag is the run's lab directory flag, whichever name it has.
+// A kube lab's directory is taken here, and cleared for the process
+// lab's sampler, which cannot read it (the kube lab's Prometheus sampling
+// is wired by `lab up --platform kube`).
 func labDirFlag(cmd *cobra.Command) string {
 	for _, n := range []string{"lab-dir", "observe-lab"} {
 		if f := cmd.Flags().Lookup(n); f != nil && f.Changed {
-			return f.Value.String()
+			dir := f.Value.String()
+			if _, err := cluster.Open(dir); err == nil {
+				f.Value.Set("")
+			}
+			return dir
 		}
 	}
 	return ""
