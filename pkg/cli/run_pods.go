@@ -27,7 +27,7 @@ func addPodFlags(cmd *cobra.Command) {
 }
 
 // applyPodFlags copies the --pods flags into the plan's Execution.
-func applyPodFlags(cmd *cobra.Command, p *plan.Plan) {
+func applyPodFlags(cmd *cobra.Command, p *plan.Plan) error {
 	f := cmd.Flags()
 	if n, _ := f.GetInt("pods"); f.Changed("pods") {
 		if p.Execution == nil {
@@ -35,20 +35,25 @@ func applyPodFlags(cmd *cobra.Command, p *plan.Plan) {
 		}
 		p.Execution.Pods = n
 	}
-	if p.Execution == nil {
-		return
-	}
-	for name, dst := range map[string]*string{"kubeconfig": &p.Execution.Kubeconfig, "context": &p.Execution.Context,
-		"namespace": &p.Execution.Namespace, "image": &p.Execution.Image} {
-		if f.Changed(name) {
-			*dst, _ = f.GetString(name)
+	for _, name := range []string{"kubeconfig", "context", "namespace", "image"} {
+		if !f.Changed(name) {
+			continue
 		}
+		if p.Execution == nil {
+			return fmt.Errorf("--%s applies to load from pods: give --pods N (or an execution block)", name)
+		}
+		v, _ := f.GetString(name)
+		*map[string]*string{"kubeconfig": &p.Execution.Kubeconfig, "context": &p.Execution.Context,
+			"namespace": &p.Execution.Namespace, "image": &p.Execution.Image}[name] = v
 	}
+	return nil
 }
 
 // podExecutor sets ro.Executor when the plan runs its load from pods.
 func podExecutor(ctx context.Context, cmd *cobra.Command, ro *runner.Options, log io.Writer) error {
-	applyPodFlags(cmd, ro.Plan)
+	if err := applyPodFlags(cmd, ro.Plan); err != nil {
+		return err
+	}
 	x := ro.Plan.Execution
 	if x == nil {
 		return nil

@@ -32,6 +32,7 @@ import (
 // env is the shared lab: one cluster, authbench's image in it, and an
 // http-echo on 127.0.0.1 run by the test.
 type env struct {
+	bin    string
 	c      *cluster.Cluster
 	api    *deploy.Client
 	ref    string
@@ -68,7 +69,7 @@ func setup(t *testing.T) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &env{c: c, api: api, ref: ref, target: startEcho(t)}
+	return &env{bin: bin, c: c, api: api, ref: ref, target: startEcho(t)}
 }
 
 // startEcho runs http-echo on a free loopback port until the test ends.
@@ -232,6 +233,7 @@ func TestPods(t *testing.T) {
 	t.Run("closed loop 30000 exact", e.closedExact)
 	t.Run("open loop follows the schedule", e.openSchedule)
 	t.Run("a killed pod leaves a partial run", e.killedPod)
+	t.Run("each pod refreshes its oidc token", e.oidcRefresh)
 }
 
 func (e *env) closedExact(t *testing.T) {
