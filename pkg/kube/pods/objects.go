@@ -58,7 +58,7 @@ func (e *Executor) jobObject() obj {
 			// A failed pod fails its index only: the others go on and
 			// the run reports what they covered.
 			"backoffLimitPerIndex": 0, "maxFailedIndexes": n, "podReplacementPolicy": "Failed",
-			"ttlSecondsAfterFinished": 300,
+			"ttlSecondsAfterFinished": 60,
 			"template":                obj{"metadata": obj{"labels": obj{RunLabel: e.id}}, "spec": spec},
 		}}
 }

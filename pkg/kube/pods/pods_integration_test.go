@@ -139,8 +139,10 @@ func (e *env) executor(t *testing.T, log *syncBuf) *pods.Executor {
 		HostNetwork: true, Log: log,
 		// A BestEffort pod's CPU weight is 2 of a process's 1024: on a busy
 		// node it would queue behind everything. Three pods of 300m weigh
-		// about as much as the one process they are compared with.
-		CPURequest: "300m"})
+		// about as much as the one process they are compared with. The
+		// limit (one core, never reached here) shows the pods' own CFS
+		// counters in the per-pod table.
+		CPURequest: "300m", CPULimit: "1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +240,11 @@ func TestPods(t *testing.T) {
 
 func (e *env) closedExact(t *testing.T) {
 	log := &syncBuf{t: t}
-	l := plan.Load{Requests: 30000, Concurrency: 12, Iterations: 1}
+	// One connection per pod: with more, three processes time-sliced on
+	// 2 cores run in bursts (a lower p50, a higher p99 than one process:
+	// measured 0.05 vs 0.15 ms and 3.5 vs 1.4 ms at -c 12), which says
+	// nothing about the merge this test is for.
+	l := plan.Load{Requests: 30000, Concurrency: 3, Iterations: 1}
 	o, err := e.run(t, e.plan("pods-closed", l), e.executor(t, log), log, nil)
 	if err != nil {
 		t.Fatalf("run: %v", err)
@@ -267,6 +273,11 @@ func (e *env) closedExact(t *testing.T) {
 	lr := local.Run.Results[0]
 	t.Logf("pods p50 %.3f p99 %.3f ms; one process p50 %.3f p99 %.3f ms; start spread %.1f ms",
 		r.Latency.P50, r.Latency.P99, lr.Latency.P50, lr.Latency.P99, r.Pods.StartSpreadMs)
+	for _, p := range r.Pods.Pods {
+		if p.ThrottledPeriods > 0 {
+			t.Logf("pod %d throttled in %d of %d periods", p.Index, p.ThrottledPeriods, p.Periods)
+		}
+	}
 	if r.Latency.P50 > 2*lr.Latency.P50 || lr.Latency.P50 > 2*r.Latency.P50 {
 		t.Errorf("p50 %.3f ms from pods vs %.3f ms from one process: beyond 2x", r.Latency.P50, lr.Latency.P50)
 	}
