@@ -30,6 +30,9 @@ const (
 	ServingSecret = "authbench-serving"
 	// LabelStack marks every object of a stack, for delete.
 	LabelStack = "authbench.io/stack"
+	// Shared is LabelStack's value on objects both stacks use (the serving
+	// Secret, alice's and bob's ServiceAccounts): deleting one stack keeps them.
+	Shared = "shared"
 )
 
 // meta returns metadata with the stack label.
@@ -96,4 +99,13 @@ func (o Options) peer(service, component string, sidecar bool) string {
 	default:
 		return fmt.Sprintf("%s.%s.svc:%d", service, o.namespace(), o.port(component))
 	}
+}
+
+// IsShared says whether o is used by both stacks (or is their Namespace).
+func IsShared(o Object) bool {
+	if Kind(o) == "Namespace" {
+		return true
+	}
+	labels, _ := o["metadata"].(Object)["labels"].(Object)
+	return str(labels[LabelStack]) == Shared
 }
