@@ -109,3 +109,17 @@ func IsShared(o Object) bool {
 	labels, _ := o["metadata"].(Object)["labels"].(Object)
 	return str(labels[LabelStack]) == Shared
 }
+
+// workloads maps each component to the Deployment and container running it.
+var workloads = map[string][2]string{
+	Echo2x: {Echo2x, "http-echo"}, OAuthProxy: {Echo2x, OAuthProxy}, HAProxy: {HAProxy, HAProxy},
+	Echo3x: {Echo3x, "http-echo"}, KubeRBACProxy: {Echo3x, KubeRBACProxy},
+	OAuth2Proxy: {OAuth2Proxy, OAuth2Proxy}, Nginx: {Nginx, Nginx}, Prometheus: {Prometheus, Prometheus},
+}
+
+// Workload returns the Deployment and container that run a component
+// (the names `lab limit` and the cAdvisor samples use).
+func Workload(component string) (deployment, container string, ok bool) {
+	w, ok := workloads[component]
+	return w[0], w[1], ok
+}
