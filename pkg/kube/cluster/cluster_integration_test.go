@@ -37,7 +37,7 @@ func TestClusterRunsPodsAndLeavesHostClean(t *testing.T) {
 	}
 	ctx := context.Background()
 	var imgs []string
-	for _, n := range []string{"pause", "http-echo", "kube-rbac-proxy", "haproxy", "prometheus"} {
+	for _, n := range []string{"pause", "http-echo", "kube-rbac-proxy", "haproxy", "prometheus", "oauth2-proxy", "nginx"} {
 		img, _, err := image.Build(ctx, n, image.Options{})
 		if err != nil {
 			t.Fatalf("building image %s: %v", n, err)
@@ -80,6 +80,7 @@ func TestClusterRunsPodsAndLeavesHostClean(t *testing.T) {
 	}
 	checkQuota(t, dir, "5000")
 	t.Run("stack 2x", func(t *testing.T) { checkStack2x(t, c) })
+	t.Run("stack 3x", func(t *testing.T) { checkStack3x(t, c) })
 	t.Run("prometheus scrapes cadvisor", func(t *testing.T) { checkPrometheus(t, c) })
 	ports := c.Ports
 	start = time.Now()

@@ -24,11 +24,16 @@ type Options struct {
 	// (PID 1 of the namespace); default the current executable with
 	// SupervisorArg, which the program's main must route to Supervise.
 	Supervisor []string
-	Images     []string      // OCI layout tarballs imported into containerd before Up returns
-	PauseImage string        // reference of the sandbox image (one of Images); default image's pause
-	Detach     bool          // outlive the calling process (a lab); default false: killed with it
-	Timeout    time.Duration // default 3m
-	Out        io.Writer     // progress lines; default io.Discard
+	Images     []string // OCI layout tarballs imported into containerd before Up returns
+	PauseImage string   // reference of the sandbox image (one of Images); default image's pause
+	Detach     bool     // outlive the calling process (a lab); default false: killed with it
+	// APIServerArgs are added to kube-apiserver's flags, e.g. the lab's
+	// --oidc-issuer-url=KEYCLOAK_REALM --oidc-client-id=authbench
+	// --oidc-ca-file=... --oidc-username-claim=preferred_username
+	// --oidc-username-prefix=- so that Keycloak tokens pass TokenReview.
+	APIServerArgs []string
+	Timeout       time.Duration // default 3m
+	Out           io.Writer     // progress lines; default io.Discard
 }
 
 // Ports are the cluster's loopback ports, chosen free at Up.

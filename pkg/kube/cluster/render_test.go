@@ -65,7 +65,7 @@ func TestHostObjectNames(t *testing.T) {
 }
 
 func TestComponentsOrder(t *testing.T) {
-	cs := components("/lab", "/bin/hyperkube", Ports{Etcd: 1, EtcdPeer: 2, APIServer: 3, ControllerManager: 4, Scheduler: 5, Kubelet: 6, KubeletHealthz: 7})
+	cs := components("/lab", "/bin/hyperkube", Ports{Etcd: 1, EtcdPeer: 2, APIServer: 3, ControllerManager: 4, Scheduler: 5, Kubelet: 6, KubeletHealthz: 7}, nil)
 	started := map[string]bool{}
 	for _, c := range cs {
 		for _, a := range c.After {

@@ -133,7 +133,7 @@ func prepare(o Options) (*Cluster, error) {
 	if err := makeCgroupRoot(o.Dir); err != nil {
 		return nil, err
 	}
-	s := spec{Dir: o.Dir, Sysctls: sc, Components: components(o.Dir, o.Hyperkube, pt)}
+	s := spec{Dir: o.Dir, Sysctls: sc, Components: components(o.Dir, o.Hyperkube, pt, o.APIServerArgs)}
 	if err := writeSpec(paths{o.Dir}.spec(), s); err != nil {
 		return nil, err
 	}

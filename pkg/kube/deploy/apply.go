@@ -98,12 +98,13 @@ func status(b []byte) string {
 	return string(b)
 }
 
-// Delete deletes objs in reverse order, skipping Namespaces (another
-// stack may share one) and objects already gone.
+// Delete deletes objs in reverse order, skipping what the stacks share
+// (the Namespace, the serving Secret, alice's and bob's ServiceAccounts)
+// and objects already gone.
 func Delete(ctx context.Context, c *Client, objs []manifests.Object) error {
 	for i := len(objs) - 1; i >= 0; i-- {
 		obj := objs[i]
-		if manifests.Kind(obj) == "Namespace" {
+		if manifests.IsShared(obj) {
 			continue
 		}
 		p, err := Path(obj, manifests.Name(obj))

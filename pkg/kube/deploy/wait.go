@@ -52,10 +52,14 @@ func deploymentAvailable(ctx context.Context, c *Client, path string) bool {
 }
 
 // Token asks the TokenRequest API for a short-lived token of a
-// ServiceAccount; the caller keeps it in memory only.
-func Token(ctx context.Context, c *Client, namespace, sa string, seconds int) (string, error) {
-	req := map[string]any{"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest",
-		"spec": map[string]any{"expirationSeconds": seconds}}
+// ServiceAccount (for the audiences, default the apiserver's); the caller
+// keeps it in memory only.
+func Token(ctx context.Context, c *Client, namespace, sa string, seconds int, audiences ...string) (string, error) {
+	spec := map[string]any{"expirationSeconds": seconds}
+	if len(audiences) > 0 {
+		spec["audiences"] = audiences
+	}
+	req := map[string]any{"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "spec": spec}
 	b, _ := json.Marshal(req)
 	code, resp, err := c.Do(ctx, http.MethodPost, "/api/v1/namespaces/"+namespace+"/serviceaccounts/"+sa+"/token",
 		"application/json", bytes.NewReader(b))

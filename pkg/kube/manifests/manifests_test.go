@@ -101,3 +101,33 @@ func TestCRDsNameTheirKinds(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkloadsExist checks that every component's Deployment and
+// container are among the built objects.
+func TestWorkloadsExist(t *testing.T) {
+	for _, stack := range []string{Stack2x, Stack3x} {
+		objs, err := Build(opts(stack, true))
+		if err != nil {
+			t.Fatal(err)
+		}
+		containers := map[string]bool{}
+		for _, o := range objs {
+			if Kind(o) != "Deployment" {
+				continue
+			}
+			pod := o["spec"].(Object)["template"].(Object)["spec"].(Object)
+			for _, c := range pod["containers"].([]Object) {
+				containers[Name(o)+"/"+str(c["name"])] = true
+			}
+		}
+		for comp := range workloads {
+			d, c, _ := Workload(comp)
+			if comp == Prometheus || (stack == Stack2x) != (comp == Echo2x || comp == OAuthProxy || comp == HAProxy) {
+				continue
+			}
+			if !containers[d+"/"+c] {
+				t.Errorf("stack %s: component %s's %s/%s is not built (have %v)", stack, comp, d, c, containers)
+			}
+		}
+	}
+}

@@ -30,6 +30,9 @@ const (
 	ServingSecret = "authbench-serving"
 	// LabelStack marks every object of a stack, for delete.
 	LabelStack = "authbench.io/stack"
+	// Shared is LabelStack's value on objects both stacks use (the serving
+	// Secret, alice's and bob's ServiceAccounts): deleting one stack keeps them.
+	Shared = "shared"
 )
 
 // meta returns metadata with the stack label.
@@ -96,4 +99,27 @@ func (o Options) peer(service, component string, sidecar bool) string {
 	default:
 		return fmt.Sprintf("%s.%s.svc:%d", service, o.namespace(), o.port(component))
 	}
+}
+
+// IsShared says whether o is used by both stacks (or is their Namespace).
+func IsShared(o Object) bool {
+	if Kind(o) == "Namespace" {
+		return true
+	}
+	labels, _ := o["metadata"].(Object)["labels"].(Object)
+	return str(labels[LabelStack]) == Shared
+}
+
+// workloads maps each component to the Deployment and container running it.
+var workloads = map[string][2]string{
+	Echo2x: {Echo2x, "http-echo"}, OAuthProxy: {Echo2x, OAuthProxy}, HAProxy: {HAProxy, HAProxy},
+	Echo3x: {Echo3x, "http-echo"}, KubeRBACProxy: {Echo3x, KubeRBACProxy},
+	OAuth2Proxy: {OAuth2Proxy, OAuth2Proxy}, Nginx: {Nginx, Nginx}, Prometheus: {Prometheus, Prometheus},
+}
+
+// Workload returns the Deployment and container that run a component
+// (the names `lab limit` and the cAdvisor samples use).
+func Workload(component string) (deployment, container string, ok bool) {
+	w, ok := workloads[component]
+	return w[0], w[1], ok
 }

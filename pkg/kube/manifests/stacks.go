@@ -18,7 +18,7 @@ func Build(o Options) ([]Object, error) {
 
 func (o Options) servingSecret() Object {
 	b := func(p []byte) string { return base64.StdEncoding.EncodeToString(p) }
-	return obj("v1", "Secret", meta(ServingSecret, o.namespace(), o.Stack), Object{"type": "kubernetes.io/tls",
+	return obj("v1", "Secret", meta(ServingSecret, o.namespace(), Shared), Object{"type": "kubernetes.io/tls",
 		"data": Object{"tls.crt": b(o.Serving.Cert), "tls.key": b(o.Serving.Key), "ca.crt": b(o.Serving.CA),
 			// HAProxy loads certificate and key from one file.
 			"bundle.pem": b(append(append([]byte{}, o.Serving.Cert...), o.Serving.Key...))}})
@@ -41,8 +41,8 @@ func (o Options) rbac() []Object {
 	role := "authbench-echo-reader-" + o.Stack
 	return []Object{
 		obj("v1", "ServiceAccount", meta(sa, ns, o.Stack), nil),
-		obj("v1", "ServiceAccount", meta("alice", ns, o.Stack), nil),
-		obj("v1", "ServiceAccount", meta("bob", ns, o.Stack), nil),
+		obj("v1", "ServiceAccount", meta("alice", ns, Shared), nil),
+		obj("v1", "ServiceAccount", meta("bob", ns, Shared), nil),
 		obj("rbac.authorization.k8s.io/v1", "ClusterRoleBinding", meta("authbench-"+sa+"-"+ns+"-auth-delegator", "", o.Stack), Object{
 			"roleRef":  Object{"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "system:auth-delegator"},
 			"subjects": []Object{{"kind": "ServiceAccount", "name": sa, "namespace": ns}}}),
