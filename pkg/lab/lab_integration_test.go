@@ -663,4 +663,3 @@ func TestDownLeavesNothing(t *testing.T) {
 		t.Errorf("status after down: %+v, %v", after, err)
 	}
 }
-

@@ -89,4 +89,3 @@ func TestRecord(t *testing.T) {
 		t.Errorf("component = %+v", r.Components[1])
 	}
 }
-
