@@ -162,7 +162,12 @@ func (w *warmupValue) Set(s string) error {
 // redacted: it may hold a credential.
 type headersValue struct{ headers []plan.Header }
 
-func (h *headersValue) String() string { return strconv.Itoa(len(h.headers)) + " header(s)" }
+func (h *headersValue) String() string {
+	if len(h.headers) == 0 {
+		return "" // no default for --help to show
+	}
+	return strconv.Itoa(len(h.headers)) + " header(s)"
+}
 func (h *headersValue) Type() string   { return "\"Name: value\"" }
 func (h *headersValue) Set(raw string) error {
 	name, value, ok := strings.Cut(raw, ":")
@@ -262,7 +267,14 @@ func (p *platformValue) Set(v string) error {
 // portsValue is `lab up --port NAME=PORT`, repeatable.
 type portsValue struct{ ports map[string]int }
 
-func (p *portsValue) String() string { return fmt.Sprint(p.ports) }
+func (p *portsValue) String() string {
+	parts := make([]string, 0, len(p.ports))
+	for name, port := range p.ports {
+		parts = append(parts, name+"="+strconv.Itoa(port))
+	}
+	slices.Sort(parts)
+	return strings.Join(parts, ",")
+}
 func (p *portsValue) Type() string   { return "NAME=PORT" }
 func (p *portsValue) Set(v string) error {
 	name, port, ok := strings.Cut(v, "=")

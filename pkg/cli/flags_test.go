@@ -48,7 +48,7 @@ func TestFlagValues(t *testing.T) {
 		{"slo bad", &sloValue{}, []string{"p99>1s"}, "", "p99 takes <"},
 		{"platform", &platformValue{}, []string{"kube"}, "kube", ""},
 		{"platform unknown", &platformValue{}, []string{"vm"}, "", "want processes or kube"},
-		{"ports", &portsValue{}, []string{"haproxy=8443"}, "map[haproxy:8443]", ""},
+		{"ports", &portsValue{}, []string{"nginx=9443", "haproxy=8443"}, "haproxy=8443,nginx=9443", ""},
 		{"ports bad", &portsValue{}, []string{"haproxy"}, "", "want NAME=PORT"},
 		{"format", &formatValue{allowed: []string{"md", "html"}}, []string{"html"}, "html", ""},
 		{"format unknown", &formatValue{allowed: []string{"md", "html"}}, []string{"report.html"}, "", "use --output-file"},

@@ -58,7 +58,7 @@ func newLabUpCmd() *cobra.Command {
 	f := cmd.Flags()
 	addLabSubDirFlag(cmd, &o.dir)
 	f.Var(&o.platform, "platform", "where the components run: processes on this host, or kube (a single-node Kubernetes)")
-	f.Var(&o.stacks, "stack", "stacks to run: "+strings.Join(lab.Stacks(), ", ")+" or all (default all)")
+	f.Var(&o.stacks, "stack", "stacks to run: "+strings.Join(lab.Stacks(), ", ")+" or all")
 	f.Var(&o.limits, "limit", "COMPONENT=CPU[,MEM] cgroup limit, e.g. oauth2-proxy=50m or oauth2-proxy=500m,256Mi (repeatable)")
 	f.Var(&o.ports, "port", "NAME=PORT to pin a port instead of a free one, e.g. haproxy=8443 (repeatable)")
 	f.DurationVar(&o.lifespan, "token-lifespan", lab.DefaultAccessTokenLifespan, "Keycloak access token lifespan")
