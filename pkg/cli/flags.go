@@ -168,7 +168,7 @@ func (h *headersValue) String() string {
 	}
 	return strconv.Itoa(len(h.headers)) + " header(s)"
 }
-func (h *headersValue) Type() string   { return "\"Name: value\"" }
+func (h *headersValue) Type() string { return "\"Name: value\"" }
 func (h *headersValue) Set(raw string) error {
 	name, value, ok := strings.Cut(raw, ":")
 	if !ok || strings.TrimSpace(name) == "" {
@@ -275,7 +275,7 @@ func (p *portsValue) String() string {
 	slices.Sort(parts)
 	return strings.Join(parts, ",")
 }
-func (p *portsValue) Type() string   { return "NAME=PORT" }
+func (p *portsValue) Type() string { return "NAME=PORT" }
 func (p *portsValue) Set(v string) error {
 	name, port, ok := strings.Cut(v, "=")
 	n, err := strconv.Atoi(strings.TrimSpace(port))
