@@ -32,7 +32,9 @@ const (
 // Given was not given, and Complete fills its default; a field in Given
 // keeps its value, zero included, and Validate checks it. Scenario files
 // and flags both write it; a flag given beside a scenario replaces the
-// scenario's entry.
+// scenario's entry. Code that overwrites a given setting with a zero
+// should delete its entry (the requests/duration pair excepted: either
+// may be zero while the other is set).
 type Given map[string]string
 
 // Give records that field was given at origin.

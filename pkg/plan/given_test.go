@@ -18,6 +18,10 @@ func TestGivenZeroIsNotUnset(t *testing.T) {
 		{"unset zeros get defaults", func(*Plan) {}, ""},
 		{"concurrency 0 from a file", func(p *Plan) { p.Give(FieldConcurrency, "s.yaml:6") }, "s.yaml:6: load.concurrency: must be at least 1, got 0"},
 		{"requests 0 from a flag", func(p *Plan) { p.Give(FieldRequests, "-n") }, "requests (-n): must be at least 1, got 0"},
+		{"requests replaced by a duration", func(p *Plan) {
+			p.Give(FieldRequests, "s.yaml:5")
+			p.Load.Duration = Duration(time.Second)
+		}, ""},
 		{"iterations 0 without origin", func(p *Plan) { p.Give(FieldIterations, "") }, "load.iterations: must be at least 1, got 0"},
 		{"rate 0 given", func(p *Plan) { p.Give(FieldRate, "-q") }, "rate (-q): must be more than 0"},
 		{"timeout 0 given", func(p *Plan) { p.Give(FieldTimeout, "-t") }, "timeout (-t): must be positive"},

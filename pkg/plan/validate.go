@@ -33,10 +33,12 @@ func (v *validation) name(field, key string) string {
 func (v *validation) load() {
 	l := v.q.Load
 	n := len(v.errs)
-	if v.bad(FieldRequests, l.Requests < 0, l.Requests == 0) {
+	// Requests and duration are alternatives (-z wins over -n): a zero is
+	// impossible only when the other one is zero too.
+	if v.bad(FieldRequests, l.Requests < 0, l.Requests == 0 && l.Duration == 0) {
 		v.add(FieldRequests, "must be at least 1, got %d", l.Requests)
 	}
-	if v.bad(FieldDuration, l.Duration < 0, l.Duration == 0) {
+	if v.bad(FieldDuration, l.Duration < 0, l.Duration == 0 && l.Requests == 0) {
 		v.add(FieldDuration, "must be positive, got %s", l.Duration)
 	}
 	if l.Concurrency < 1 {
