@@ -94,7 +94,7 @@ type installer struct {
 }
 
 func allSteps(in *installer) []step {
-	steps := aptSteps(in)
+	steps := append(aptSteps(in), kubeSteps(in)...)
 	for _, t := range Tools() {
 		steps = append(steps, goToolStep(in, t))
 	}
