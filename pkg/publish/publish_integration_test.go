@@ -7,7 +7,9 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -15,6 +17,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/authbench/authbench/pkg/analyze"
+	"github.com/authbench/authbench/pkg/auth"
 	"github.com/authbench/authbench/pkg/lab/install"
 	"github.com/authbench/authbench/pkg/store"
 )
@@ -45,6 +48,60 @@ func TestPublishRealServers(t *testing.T) {
 	}
 	for _, s := range servers {
 		t.Run(s.name, func(t *testing.T) { checkServer(t, s, runs, dirs) })
+	}
+	t.Run("tls and credentials through nginx", func(t *testing.T) { checkFrontDoor(t, servers[0].url, dirs[0]) })
+}
+
+// checkFrontDoor publishes through nginx requiring TLS and credentials:
+// right ones pass, wrong ones are refused with a message that quotes
+// no secret, and TLS is verified.
+func checkFrontDoor(t *testing.T, upstream, runDir string) {
+	f := startNginx(t, upstream)
+	token, _ := os.ReadFile(f.tokenFile)
+	password, _ := os.ReadFile(f.passwordFile)
+	wrong := filepath.Join(t.TempDir(), "wrong")
+	must(t, os.WriteFile(wrong, []byte("not-the-secret"), 0o600))
+	tests := []struct {
+		name    string
+		cfg     Config
+		env     string
+		wantErr string
+	}{
+		{"basic auth, password file", Config{URL: f.basicURL, User: f.user, PasswordFile: f.passwordFile, CACert: f.caFile}, "", ""},
+		{"basic auth, password from the environment", Config{URL: f.basicURL, User: f.user, CACert: f.caFile}, string(password[:len(password)-1]), ""},
+		{"bearer token from a file", Config{URL: f.bearerURL, Token: &auth.Spec{File: f.tokenFile}, CACert: f.caFile}, "", ""},
+		{"wrong password", Config{URL: f.basicURL, User: f.user, PasswordFile: wrong, CACert: f.caFile}, "", "Unauthorized"},
+		{"no credentials", Config{URL: f.basicURL, CACert: f.caFile}, "", "Unauthorized"},
+		{"wrong token", Config{URL: f.bearerURL, Token: &auth.Spec{File: wrong}, CACert: f.caFile}, "", "Unauthorized"},
+		{"CA not trusted", Config{URL: f.basicURL, User: f.user, PasswordFile: f.passwordFile}, "", "certificate"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv(EnvPassword, tt.env)
+			tt.cfg.Index = "authbench-tls"
+			sum, err := Publish(context.Background(), tt.cfg, runDir)
+			if tt.wantErr == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if sum.Created+sum.Existing != 4 {
+					t.Errorf("summary %+v, want 4 documents", sum)
+				}
+				pts, err := History(context.Background(), tt.cfg, store.HistoryQuery{Target: "api"})
+				if err != nil || len(pts) != 1 {
+					t.Errorf("history through nginx: %d rows, %v", len(pts), err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("got %v, want an error with %q", err, tt.wantErr)
+			}
+			for _, secret := range []string{string(token[:len(token)-1]), string(password[:len(password)-1]), "not-the-secret"} {
+				if strings.Contains(err.Error(), secret) {
+					t.Errorf("error quotes a secret: %v", err)
+				}
+			}
+		})
 	}
 }
 
