@@ -124,8 +124,13 @@ func LoadLocalHistory(runsDir string, q store.HistoryQuery) ([]HistoryPoint, err
 // checks read, so that regressions and compare agree on what is alike.
 func (p HistoryPoint) side() *Side {
 	label := p.Row.RunName
-	if label == "" {
+	switch {
+	case label == "":
 		label = p.Row.RunID
+	case !p.Row.Start.IsZero():
+		label += " of " + p.Row.Start.UTC().Format("2006-01-02 15:04")
+	default:
+		label += " (" + p.Row.RunID + ")"
 	}
 	return &Side{
 		Label: label, RunName: p.Row.RunName, RunID: p.Row.RunID, Target: p.Row.Target,
