@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -137,4 +138,12 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 		return now.Add(-d), nil
 	}
 	return time.Time{}, fmt.Errorf("--since %q: want a date (2006-01-02), an RFC 3339 time or an age such as 30d", s)
+}
+
+// writeHistoryHTML is `history -o html`: the trend of every target and
+// metric with its change points marked. history.go calls it with the
+// points loadHistoryPoints returns (local or OpenSearch).
+func writeHistoryHTML(w io.Writer, pts []analyze.HistoryPoint) error {
+	rep := analyze.DetectRegressions(pts, analyze.RegressionQuery{})
+	return report.HistoryHTML(w, publish.Rows(pts), rep)
 }

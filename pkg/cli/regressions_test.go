@@ -79,7 +79,8 @@ func TestRegressionsJSON(t *testing.T) {
 			RunID          string  `json:"run_id"`
 			RunName        string  `json:"run_name"`
 			Metric         string  `json:"metric"`
-			Before, After  float64 `json:"before"`
+			Before         float64 `json:"before"`
+			After          float64 `json:"after"`
 			RelativeChange float64 `json:"relative_change"`
 			Significance   float64 `json:"significance"`
 			Direction      string  `json:"direction"`
