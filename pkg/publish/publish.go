@@ -17,6 +17,10 @@ type Summary struct {
 	Existing        int  `json:"existing"`
 }
 
+// bulkDocs is how many documents one bulk request carries at most
+// (each holds a histogram of a few kilobytes).
+const bulkDocs = 500
+
 // Publish sends the runs in runDirs: the index template first (if
 // missing), then each run's documents in one bulk request. Runs already
 // published are counted as Existing, not duplicated.
@@ -29,18 +33,31 @@ func Publish(ctx context.Context, cfg Config, runDirs ...string) (Summary, error
 	if s.TemplateCreated, err = c.EnsureTemplate(ctx); err != nil {
 		return s, err
 	}
+	// Documents go in bulk requests of up to bulkDocs: one refresh wait per
+	// request, not per run.
+	var batch []Document
+	flush := func() error {
+		res, err := c.Bulk(ctx, batch)
+		s.Created += res.Created
+		s.Existing += res.Existing
+		batch = batch[:0]
+		return err
+	}
 	for _, dir := range runDirs {
 		docs, err := Documents(dir)
 		if err != nil {
 			return s, err
 		}
-		res, err := c.Bulk(ctx, docs)
-		s.Created += res.Created
-		s.Existing += res.Existing
-		if err != nil {
-			return s, fmt.Errorf("publishing %s: %w", dir, err)
-		}
+		batch = append(batch, docs...)
 		s.Runs++
+		if len(batch) >= bulkDocs {
+			if err := flush(); err != nil {
+				return s, err
+			}
+		}
+	}
+	if err := flush(); err != nil {
+		return s, err
 	}
 	return s, nil
 }
