@@ -267,3 +267,13 @@ func TestParseTrendMetric(t *testing.T) {
 		t.Error("p90 accepted")
 	}
 }
+
+// BenchmarkChangePoints measures detection over a 100-run history with
+// one step (permutation tests dominate: O(permutations x n²)).
+func BenchmarkChangePoints(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	v := noisy(rng, 100, 50, 0.03, 60, 1.1)
+	for b.Loop() {
+		ChangePoints(v, ChangePointConfig{})
+	}
+}
