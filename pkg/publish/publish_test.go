@@ -224,3 +224,21 @@ func TestWithEnv(t *testing.T) {
 		t.Errorf("got %+v", c)
 	}
 }
+
+// FuzzCountBulk feeds arbitrary server answers to the bulk reader: it
+// must count or fail, never panic, and never count more than it was told.
+func FuzzCountBulk(f *testing.F) {
+	f.Add(`{"items":[{"create":{"_id":"a","status":201}},{"create":{"_id":"b","status":409}}]}`)
+	f.Add(`{"items":[{"create":{"_id":"a","status":400,"error":{"type":"x","reason":"y"}}}]}`)
+	f.Add(`{"items":null}`)
+	f.Fuzz(func(t *testing.T, body string) {
+		res, err := countBulk([]byte(body))
+		var probe struct{ Items []map[string]json.RawMessage }
+		if json.Unmarshal([]byte(body), &probe) != nil && err == nil {
+			t.Errorf("accepted what encoding/json rejects: %q", body)
+		}
+		if err == nil && res.Created+res.Existing > len(probe.Items)*len(body) {
+			t.Errorf("counted %+v from %q", res, body)
+		}
+	})
+}
