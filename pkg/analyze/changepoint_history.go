@@ -3,6 +3,7 @@ package analyze
 import (
 	"fmt"
 	"math"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -101,8 +102,8 @@ func LoadLocalHistory(runsDir string, q store.HistoryQuery) ([]HistoryPoint, err
 		run, ok := runs[r.Dir]
 		if !ok {
 			dir := r.Dir
-			if !strings.HasPrefix(dir, "/") {
-				dir = runsDir + "/" + dir
+			if !filepath.IsAbs(dir) {
+				dir = filepath.Join(runsDir, dir)
 			}
 			run, _ = store.Read(dir)
 			runs[r.Dir] = run
