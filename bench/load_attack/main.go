@@ -74,6 +74,9 @@ func main() {
 		fmt.Printf("open: target %.0f achieved %.1f req/s (%+.3f%%), late sends %d (%.2f%%), unsent %d\n", r.TargetRPS, *r.AchievedRPS,
 			100*(*r.AchievedRPS-r.TargetRPS)/r.TargetRPS, *r.LateSends, 100*float64(*r.LateSends)/float64(max(r.Requests, 1)), m.Unsent())
 		fmt.Printf("uncorrected ms: p50 %.3f p90 %.3f p99 %.3f max %.3f\n", u.P50, u.P90, u.P99, u.Max)
+		if l := r.SendLag; l != nil {
+			fmt.Printf("send lag ms: p50 %.3f p99 %.3f max %.3f\n", l.P50, l.P99, l.Max)
+		}
 	}
 	fmt.Printf("peak RSS (VmHWM) %s\n", vmHWM())
 }

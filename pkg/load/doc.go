@@ -29,11 +29,15 @@
 //     connection's microseconds would flatter the percentiles.
 //   - Open model: corrected latency runs from the intended send time,
 //     uncorrected from the actual send. A late send is one more than 1 ms
-//     after its intended time. The achieved rate is (sent-1) over the time
+//     after its intended time. The send lag (actual minus intended send
+//     time: p50, p99, max) is the generator's own noise floor. The waits
+//     before sends never hold a thread (see fineTimer), so that goroutines
+//     reading responses are never kept from running. The achieved rate is (sent-1) over the time
 //     from the start to the last send. A timed open attack stops sending at
 //     its end; requests due but never sent because every worker was busy
 //     are Metrics.Unsent.
-//   - Throughput is successful (HTTP < 400) requests per second.
+//   - Throughput counts every completed request, answered or failed, per
+//     second (hey's Requests/sec); goodput counts successes (HTTP < 400).
 //   - The token source is asked before each request, outside the measured
 //     latency (but inside the corrected one when it delays the send).
 //
