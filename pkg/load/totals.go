@@ -27,9 +27,9 @@ func newTotals() totals {
 	return totals{errors: map[string]int64{}, samples: map[string]string{}}
 }
 
-func (t *totals) add(open bool, intended, sent, end int64, status int, err error, wasSent bool) {
+func (t *totals) add(open bool, intended, sent, end int64, status int, err error) {
 	t.requests++
-	if open && wasSent {
+	if open {
 		t.sent++
 		if sent-intended > lateSend {
 			t.late++

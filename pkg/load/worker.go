@@ -102,21 +102,23 @@ func (w *worker) one(intended int64) {
 				w.at.interrupted.Store(true) // not a failure: we stopped
 				return
 			}
+			// Due and failed before reaching the target, like a refused
+			// connection: a failed request, not an unsent one.
 			end := now()
-			w.record(intended, end, end, 0, &tokenError{err}, false)
+			w.record(intended, end, end, 0, &tokenError{err})
 			return
 		}
 		token = t
 	}
 	sent := now()
 	status, err := w.doer.do(token, sent)
-	w.record(intended, sent, now(), status, err, true)
+	w.record(intended, sent, now(), status, err)
 }
 
 // record counts one request. Latency is recorded for answered requests only
 // (any HTTP status): a refused connection's microseconds would flatter the
 // percentiles; failures are counted by class instead.
-func (w *worker) record(intended, sent, end int64, status int, err error, wasSent bool) {
+func (w *worker) record(intended, sent, end int64, status int, err error) {
 	open := w.at.open
 	if !open {
 		intended = sent
@@ -126,7 +128,7 @@ func (w *worker) record(intended, sent, end int64, status int, err error, wasSen
 
 	w.mu.Lock()
 	iv := w.cur
-	if open && wasSent {
+	if open {
 		iv.lag.RecordValue(micros(sent - intended))
 	}
 	if err == nil {
@@ -146,7 +148,7 @@ func (w *worker) record(intended, sent, end int64, status int, err error, wasSen
 	w.done++
 	w.mu.Unlock()
 
-	w.tot.add(open, intended, sent, end, status, err, wasSent)
+	w.tot.add(open, intended, sent, end, status, err)
 }
 
 // micros converts a latency to the histograms' unit, clamped to their range.
