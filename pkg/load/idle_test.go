@@ -154,4 +154,3 @@ func assertAllAnswered(t *testing.T, status, errs map[string]int64, samples map[
 		t.Errorf("server received %d requests, want %d (each exactly once)", got, n)
 	}
 }
-
