@@ -12,6 +12,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"net"
@@ -36,6 +37,7 @@ func main() {
 		q     = flag.Float64("q", 0, "total rate in req/s (open model)")
 		std   = flag.Bool("std", false, "use net/http instead of the fast HTTP/1.1 client")
 		serve = flag.Bool("serve", false, "run as the hello server (internal)")
+		js    = flag.Bool("json", false, "print the result as JSON (for bench/compare.sh)")
 	)
 	flag.Parse()
 	if *serve {
@@ -66,6 +68,10 @@ func main() {
 	m := a.Attack(ctx, load.Request{URL: *url}, load.Spec{Requests: *n, Concurrency: *c, Duration: *z, Rate: *q})
 	cpu := cpuTime() - cpu0
 	r := m.Result()
+	if *js {
+		json.NewEncoder(os.Stdout).Encode(r)
+		return
+	}
 	fmt.Printf("requests %d successes %d in %.2fs: %.0f req/s; errors %v %v\n", r.Requests, r.Successes, r.DurationS, r.ThroughputRPS, r.Errors, r.ErrorSamples)
 	fmt.Printf("client cpu %.2fs = %.2f µs/request\n", cpu.Seconds(), float64(cpu.Microseconds())/float64(max(r.Requests, 1)))
 	fmt.Printf("latency ms: p50 %.3f p90 %.3f p99 %.3f p99.9 %.3f max %.3f\n", r.Latency.P50, r.Latency.P90, r.Latency.P99, r.Latency.P999, r.Latency.Max)
