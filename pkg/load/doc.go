@@ -41,6 +41,17 @@
 //   - The token source is asked before each request, outside the measured
 //     latency (but inside the corrected one when it delays the send).
 //
+// Keep-alive connections: one that has sat idle (over a millisecond: never
+// on the closed loop's hot path) is checked before reuse with a
+// non-blocking peek of its socket and redialled when the server closed or
+// reset it or sent bytes nobody asked for (HAProxy's 408 as it closes an idle
+// connection). A 408 that ends a reused connection is not counted as the
+// answer to the request just written, and a request whose reused connection
+// closes before any byte of its answer arrived is resent once on a new one,
+// whatever its method: the server never processed it, so it is not a reset.
+// URL credentials are sent as Basic auth, the method is upper-cased and a
+// "Connection: close" header means a new connection per request.
+//
 // HTTP/1.1 requests go through a minimal client of this package (one
 // connection per worker, the request bytes built once, the response parsed in
 // place and its body discarded), because net/http's transport costs several
