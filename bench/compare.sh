@@ -65,7 +65,7 @@ go build -o "$LA" ./bench/load_attack
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 "$ECHO" -listen "127.0.0.1:$PORT" -text hello >/dev/null 2>&1 &
 ECHO_PID=$!
-trap 'kill $ECHO_PID 2>/dev/null; wait $ECHO_PID 2>/dev/null; rm -rf "$OUT"' EXIT
+trap 'kill $ECHO_PID 2>/dev/null; wait $ECHO_PID 2>/dev/null || true; rm -rf "$OUT"' EXIT
 URL="http://127.0.0.1:$PORT/"
 for _ in $(seq 50); do curl -fsS -o /dev/null "$URL" 2>/dev/null && break; sleep 0.1; done
 

@@ -20,6 +20,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -38,6 +39,7 @@ func main() {
 		std   = flag.Bool("std", false, "use net/http instead of the fast HTTP/1.1 client")
 		serve = flag.Bool("serve", false, "run as the hello server (internal)")
 		js    = flag.Bool("json", false, "print the result as JSON (for bench/compare.sh)")
+		prof  = flag.String("cpuprofile", "", "write a CPU profile of the attack to this file")
 	)
 	flag.Parse()
 	if *serve {
@@ -64,6 +66,17 @@ func main() {
 	}
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer cancel()
+	if *prof != "" {
+		f, err := os.Create(*prof)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "cpu profile:", err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	cpu0 := cpuTime()
 	m := a.Attack(ctx, load.Request{URL: *url}, load.Spec{Requests: *n, Concurrency: *c, Duration: *z, Rate: *q})
 	cpu := cpuTime() - cpu0
