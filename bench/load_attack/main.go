@@ -75,11 +75,13 @@ func main() {
 			fmt.Fprintln(os.Stderr, "cpu profile:", err)
 			os.Exit(1)
 		}
-		defer pprof.StopCPUProfile()
 	}
 	cpu0 := cpuTime()
 	m := a.Attack(ctx, load.Request{URL: *url}, load.Spec{Requests: *n, Concurrency: *c, Duration: *z, Rate: *q})
 	cpu := cpuTime() - cpu0
+	if *prof != "" {
+		pprof.StopCPUProfile()
+	}
 	r := m.Result()
 	if *js {
 		json.NewEncoder(os.Stdout).Encode(r)
