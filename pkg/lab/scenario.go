@@ -71,7 +71,9 @@ func labNotes(specs []*spec) []string {
 
 // scenarioFile is the YAML layout pkg/scenario reads.
 type scenarioFile struct {
-	Name    string           `yaml:"name"`
+	Name string `yaml:"name"`
+	// Lab is the lab's directory: a run of the scenario observes this lab.
+	Lab     string           `yaml:"lab"`
 	Targets []scenarioTarget `yaml:"targets"`
 	Load    scenarioLoad     `yaml:"load"`
 	Client  scenarioClient   `yaml:"client"`
@@ -97,24 +99,13 @@ type scenarioClient struct {
 	Timeout string `yaml:"timeout"`
 }
 
-// Scenario returns a scenario YAML for the running lab in dir: one target
-// per stack with its layers, rungs and token source (alice's static token
-// file for 2x, a password grant against Keycloak for 3x; secrets by file).
-func Scenario(dir string) ([]byte, error) {
-	d, err := absDir(dir)
-	if err != nil {
-		return nil, err
-	}
-	s, err := runningState(d)
-	if err != nil {
-		return nil, err
-	}
-	return scenarioYAML(s)
-}
-
+// scenarioYAML is the scenario of a ready lab: one target per stack with
+// its layers, rungs and token source (alice's static token file for 2x, a
+// password grant against Keycloak for 3x; secrets by file).
 func scenarioYAML(s *State) ([]byte, error) {
 	f := scenarioFile{
 		Name:   "lab",
+		Lab:    s.Dir,
 		Load:   scenarioLoad{Requests: ScenarioRequests, Concurrency: ScenarioConcurrency, Iterations: ScenarioIterations},
 		Client: scenarioClient{CACert: s.CACert, Timeout: ScenarioTimeout},
 	}

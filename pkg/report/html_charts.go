@@ -31,6 +31,16 @@ type chartSpec struct {
 	Series []seriesSpec `json:"series"`
 	// Categories name the bars (iterations, layers).
 	Categories []string `json:"categories,omitempty"`
+	// Marks are vertical lines across a lines chart (change points).
+	Marks []markSpec `json:"marks,omitempty"`
+}
+
+// markSpec is one vertical line at X, labelled.
+type markSpec struct {
+	X     float64 `json:"x"`
+	Label string  `json:"label"`
+	Color string  `json:"color"`
+	Dash  bool    `json:"dash,omitempty"`
 }
 
 // axisSpec is one axis. Percentile marks an x of 1/(1-q), labelled as q.

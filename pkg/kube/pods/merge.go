@@ -29,7 +29,7 @@ type second struct {
 func (e *Executor) merge(p Phase, ph runner.Phase, got []*podPhase, aborted bool) (*runner.Measured, error) {
 	secs := map[int]*second{}
 	total := load.NewHistogram()
-	var utotal *hdr.Histogram
+	var utotal, lag *hdr.Histogram
 	var rs []results.Result
 	var answered []int64
 	pe := &results.PodExecution{Asked: e.o.Pods, Start: p.Start}
@@ -41,12 +41,7 @@ func (e *Executor) merge(p Phase, ph runner.Phase, got []*podPhase, aborted bool
 			rs, answered = append(rs, *pp.end.Result), append(answered, count)
 			pe.Completed++
 			partial = partial || pp.end.Partial
-			if u, err := DecodeHist(pp.end.Uncorrected); err == nil && u != nil {
-				if utotal == nil {
-					utotal = load.NewHistogram()
-				}
-				utotal.Merge(u)
-			}
+			utotal, lag = mergeEncoded(utotal, pp.end.Uncorrected), mergeEncoded(lag, pp.end.Lag)
 		} else {
 			partial = true
 			if st.State != results.PodFailed || st.Requests == 0 {
@@ -60,6 +55,7 @@ func (e *Executor) merge(p Phase, ph runner.Phase, got []*podPhase, aborted bool
 	}
 	res := mergeResults(rs, answered, total, utotal)
 	res.Model = ph.Spec.Model
+	res.SendLag = sendLag(lag, rs)
 	if ph.Spec.Rate > 0 {
 		res.TargetRPS = ph.Spec.Rate
 	}
@@ -231,4 +227,33 @@ func (e *Executor) report(pe *results.PodExecution) {
 		}
 		fmt.Fprintln(e.o.Log, line)
 	}
+}
+
+// mergeEncoded adds an encoded histogram to into (created on need).
+func mergeEncoded(into *hdr.Histogram, enc string) *hdr.Histogram {
+	h, err := DecodeHist(enc)
+	if err != nil || h == nil {
+		return into
+	}
+	if into == nil {
+		into = load.NewHistogram()
+	}
+	into.Merge(h)
+	return into
+}
+
+// sendLag reads the merged send lag (µs) as the engine does, clamped to
+// the largest lag a pod measured.
+func sendLag(h *hdr.Histogram, rs []results.Result) *results.SendLag {
+	if h == nil || h.TotalCount() == 0 {
+		return nil
+	}
+	var hi float64
+	for _, r := range rs {
+		if r.SendLag != nil {
+			hi = math.Max(hi, r.SendLag.Max)
+		}
+	}
+	return &results.SendLag{P50: math.Min(float64(h.ValueAtQuantile(50))/1e3, hi),
+		P99: math.Min(float64(h.ValueAtQuantile(99))/1e3, hi), Max: hi}
 }

@@ -38,6 +38,8 @@ type Line struct {
 	Hist string `json:"hist,omitempty"`
 	// Uncorrected is the open model's total uncorrected histogram.
 	Uncorrected string `json:"uncorrected,omitempty"`
+	// Lag is the open model's send-lag histogram (µs).
+	Lag string `json:"lag,omitempty"`
 	// End-of-phase fields.
 	Result  *results.Result `json:"result,omitempty"`
 	Series  []results.Point `json:"series,omitempty"`

@@ -98,7 +98,8 @@ func allSteps(in *installer) []step {
 	for _, t := range Tools() {
 		steps = append(steps, goToolStep(in, t))
 	}
-	return append(steps, keycloakStep(in))
+	steps = append(steps, keycloakStep(in))
+	return append(steps, searchSteps(in)...)
 }
 
 // Install runs every selected step, skipping what is already present, and

@@ -70,8 +70,25 @@
       o.series.push({ label: s.label, stroke: s.color, width: 1.5, dash: s.dash ? [6, 4] : undefined,
         points: { show: false }, value: function (u, v) { return v == null ? "—" : num(v) + unit(y); } });
     });
+    if (spec.marks) o.hooks = { draw: [function (u) { drawMarks(u, spec.marks); }] };
     var tables = spec.series.map(function (s) { return [s.x, s.y]; });
     return { opts: o, data: uPlot.join(tables) };
+  }
+
+  // drawMarks draws vertical lines at marked x values (change points),
+  // each with its label at the top.
+  function drawMarks(u, marks) {
+    var ctx = u.ctx, top = u.bbox.top, h = u.bbox.height;
+    ctx.save();
+    marks.forEach(function (m) {
+      var px = Math.round(u.valToPos(m.x, "x", true));
+      ctx.strokeStyle = m.color; ctx.lineWidth = 2 * devicePixelRatio;
+      ctx.setLineDash(m.dash ? [6 * devicePixelRatio, 4 * devicePixelRatio] : []);
+      ctx.beginPath(); ctx.moveTo(px, top); ctx.lineTo(px, top + h); ctx.stroke();
+      ctx.fillStyle = m.color; ctx.font = (11 * devicePixelRatio) + "px sans-serif";
+      ctx.fillText(m.label, px + 4 * devicePixelRatio, top + 12 * devicePixelRatio);
+    });
+    ctx.restore();
   }
 
   // barOpts groups one bar per series at each category (iteration).
