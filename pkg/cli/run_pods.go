@@ -34,6 +34,7 @@ func applyPodFlags(cmd *cobra.Command, p *plan.Plan) error {
 			p.Execution = &plan.Execution{}
 		}
 		p.Execution.Pods = n
+		p.Give(plan.FieldPods, "--pods")
 	}
 	for _, name := range []string{"kubeconfig", "context", "namespace", "image"} {
 		if !f.Changed(name) {

@@ -15,7 +15,7 @@ func TestRunPodsBadInput(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{"fewer workers than pods", []string{"--pods", "3", "-c", "2", "-n", "10", url}, []string{"-c 2", "--pods 3"}},
+		{"fewer workers than pods", []string{"--pods", "3", "-c", "2", "-n", "10", url}, []string{"2 workers", "--pods 3"}},
 		{"zero pods", []string{"--pods", "0", url}, []string{"pods", "at least 1"}},
 		{"namespace without pods", []string{"--namespace", "load", url}, []string{"--namespace", "--pods"}},
 		{"no image", []string{"--pods", "2", "--kubeconfig", "testdata/no-such-kubeconfig", url}, []string{"--image"}},

@@ -101,10 +101,11 @@ func (p *Plan) ValidateSettings() error {
 	v.load()
 	v.client()
 	v.slo()
+	v.execution()
 	if len(v.errs) > 0 {
 		return v.errs
 	}
-	return p.validateExecution()
+	return nil
 }
 
 // ValidateURL checks that s is an absolute http or https URL with a host.

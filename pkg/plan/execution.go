@@ -1,7 +1,5 @@
 package plan
 
-import "fmt"
-
 // Execution says where the load executes. Default nil: in this process.
 // With Pods set, each phase runs in the pods of one Kubernetes Job (run
 // --pods), split exactly among them and merged exactly.
@@ -34,16 +32,19 @@ type Execution struct {
 	Spread bool `json:"spread,omitempty"`
 }
 
-// validateExecution checks the execution block against the load.
-func (p *Plan) validateExecution() error {
-	x := p.Execution
+// FieldPods is the execution block's pods, as Given and FieldError name it.
+const FieldPods = "execution.pods"
+
+// execution checks the execution block against the load: each pod needs a
+// worker.
+func (v *validation) execution() {
+	x := v.q.Execution
 	switch {
 	case x == nil:
-		return nil
 	case x.Pods < 1:
-		return fmt.Errorf("pods must be at least 1, got %d", x.Pods)
-	case p.Load.Concurrency < x.Pods:
-		return fmt.Errorf("concurrency (-c %d) must be at least the number of pods (--pods %d): each pod runs at least one worker", p.Load.Concurrency, x.Pods)
+		v.add(FieldPods, "must be at least 1, got %d", x.Pods)
+	case v.q.Load.Concurrency < x.Pods:
+		v.add(FieldConcurrency, "%d workers cannot be split among %d pods (%s %d): each pod runs at least one",
+			v.q.Load.Concurrency, x.Pods, v.name(FieldPods, "pods"), x.Pods)
 	}
-	return nil
 }

@@ -35,7 +35,7 @@ type executionSpec struct {
 	Spread bool `yaml:"spread"`
 }
 
-func (b *builder) execution(x *executionSpec) *plan.Execution {
+func (b *builder) execution(p *plan.Plan, x *executionSpec) *plan.Execution {
 	if x == nil {
 		return nil
 	}
@@ -50,6 +50,7 @@ func (b *builder) execution(x *executionSpec) *plan.Execution {
 		b.errAt(x, path, "pods", "must be at least 1, got %d", *x.Pods)
 	default:
 		out.Pods = *x.Pods
+		b.give(p, x, path, "pods")
 	}
 	for _, kv := range x.NodeSelector {
 		k, v, ok := strings.Cut(kv, "=")
