@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -80,10 +81,10 @@ func podExecutor(ctx context.Context, cmd *cobra.Command, ro *runner.Options, lo
 	return nil
 }
 
-// labDirFlag is the run's lab directory flag, whichever name it has.
-// A kube lab's directory is taken here, and cleared for the process
-// lab's sampler, which cannot read it (the kube lab's Prometheus sampling
-// is wired by `lab up --platform kube`).
+// labDirFlag is the run's lab directory flag, whichever name it has. A
+// bare cluster's directory (kube cluster up --dir) is taken here and
+// cleared for the lab sampler, which cannot read it; a kube lab's
+// directory stays for the sampler (its Prometheus).
 func labDirFlag(cmd *cobra.Command) string {
 	for _, n := range []string{"lab-dir", "observe-lab"} {
 		if f := cmd.Flags().Lookup(n); f != nil && f.Changed {
@@ -106,7 +107,11 @@ func kubeLabDefaults(ctx context.Context, dir string, x *plan.Execution, o *pods
 	}
 	c, err := cluster.Open(dir)
 	if err != nil {
-		return nil // not a kube lab: the process lab has no pods
+		// A kube lab (lab up --platform kube) keeps its cluster in
+		// DIR/kube (kubeplatform.ClusterDir).
+		if c, err = cluster.Open(filepath.Join(dir, "kube")); err != nil {
+			return nil // not a kube lab: the process lab has no pods
+		}
 	}
 	if o.Kubeconfig == "" {
 		o.Kubeconfig = c.Kubeconfig()

@@ -36,15 +36,16 @@ func (e *env) oidcRefresh(t *testing.T) {
 	dir := filepath.Join(install.CacheDir(), "lab-pods-integration")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	lab.Down(ctx, dir, os.Stderr)
+	lb := lab.Open(dir)
+	lb.Down(ctx, os.Stderr)
 	t0 := time.Now()
-	if _, err := lab.Up(ctx, lab.UpOptions{Dir: dir, Out: testLog{t}, Supervisor: []string{e.bin, "lab", "serve", "--dir", dir},
+	if _, err := lb.Up(ctx, lab.UpOptions{Out: testLog{t}, Supervisor: []string{e.bin, "lab", "serve", "--lab-dir", dir},
 		Config: lab.Config{Stacks: []string{lab.Stack3x}, AccessTokenLifespan: oidcLifespan}}); err != nil {
 		t.Fatalf("lab up: %v", err)
 	}
 	t.Logf("process lab (Keycloak, 3x) up in %s", time.Since(t0).Round(time.Second))
-	defer lab.Down(context.Background(), dir, testLog{t})
-	b, err := lab.Scenario(dir)
+	defer lb.Down(context.Background(), testLog{t})
+	b, err := lb.Scenario()
 	if err != nil {
 		t.Fatal(err)
 	}
