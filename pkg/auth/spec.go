@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/authbench/authbench/pkg/redact"
 )
 
 // Grant names for OIDC.Grant.
@@ -154,7 +156,7 @@ func (s Spec) Format(f fmt.State, _ rune) {
 func (s *Spec) summary() string {
 	switch s.Kind() {
 	case "static":
-		return "static " + Redact(s.Literal)
+		return "static " + redact.Value(s.Literal)
 	case "env":
 		return "env " + s.Env
 	case "file":

@@ -17,9 +17,9 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/authbench/authbench/pkg/auth"
 	"github.com/authbench/authbench/pkg/lab"
 	"github.com/authbench/authbench/pkg/plan"
+	"github.com/authbench/authbench/pkg/redact"
 )
 
 // Output formats of -o/--output.
@@ -172,7 +172,7 @@ func (h *headersValue) Type() string { return "\"Name: value\"" }
 func (h *headersValue) Set(raw string) error {
 	name, value, ok := strings.Cut(raw, ":")
 	if !ok || strings.TrimSpace(name) == "" {
-		return fmt.Errorf("bad header %q: want \"Name: value\"", auth.RedactHeader("authorization", raw))
+		return fmt.Errorf("bad header %q: want \"Name: value\"", redact.Header("authorization", raw))
 	}
 	h.headers = append(h.headers, plan.Header{Name: strings.TrimSpace(name), Value: strings.TrimSpace(value)})
 	return nil

@@ -162,18 +162,14 @@ func runTarget(ctx context.Context, o Options, p *plan.Plan, t plan.Target) (*ru
 	one := *p
 	one.Name = "demo-" + t.Name
 	one.Targets = []plan.Target{t}
-	comps, rec, err := runner.LabComponents(o.LabDir, &one, true)
-	if err != nil {
-		return nil, err
-	}
-	mon, err := runner.NewMonitor(ctx, &one, comps)
+	obs, err := runner.Observe(ctx, &one, runner.ObserveOptions{LabDir: o.LabDir})
 	if err != nil {
 		return nil, err
 	}
 	fmt.Fprintf(o.Log, "==> %s: %d iterations x %d requests at concurrency %d\n",
 		t.Name, o.Iterations, o.Requests, o.Concurrency)
 	r, err := runner.Run(ctx, runner.Options{Plan: &one, Out: o.Out, Version: o.Version,
-		Log: o.Log, Monitor: mon, Lab: rec, CommandLine: []string{"authbench", "demo"}})
+		Log: o.Log, Monitor: obs.Monitor, Lab: obs.Lab, CommandLine: []string{"authbench", "demo"}})
 	if err != nil && !errors.Is(err, runner.ErrInterrupted) {
 		return r, fmt.Errorf("benchmarking %s: %w", t.Name, err)
 	}

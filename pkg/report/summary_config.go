@@ -7,6 +7,7 @@ import (
 
 	"github.com/authbench/authbench/pkg/auth"
 	"github.com/authbench/authbench/pkg/plan"
+	"github.com/authbench/authbench/pkg/redact"
 )
 
 // model is the run's load model; imported hey runs are closed loops.
@@ -223,7 +224,7 @@ func authLine(t *plan.Target) string {
 	default:
 		d = "none — no token source"
 		for _, h := range t.Headers {
-			if auth.IsSensitiveHeader(h.Name) {
+			if redact.IsSecretHeader(h.Name) {
 				d += "; credentials sent in the " + code(h.Name) + " header (redacted below)"
 				break
 			}

@@ -45,6 +45,10 @@ type Run struct {
 	Capacity []Capacity `json:"capacity,omitempty"`
 	// Lab describes the local lab the run targeted, if any.
 	Lab *Lab `json:"lab,omitempty"`
+	// UnobservedLab, when set, is a lab the targets point at that the run
+	// did not sample (not running, not named, or every component
+	// unreachable), so its resource figures are missing.
+	UnobservedLab *UnobservedLab `json:"unobserved_lab,omitempty"`
 	// Ladder is the layer-by-layer attribution of a ladder run (issue 6);
 	// its Results are then one per rung x round.
 	Ladder *Ladder `json:"ladder,omitempty"`
@@ -84,13 +88,6 @@ type TargetFingerprint struct {
 	Error string `json:"error,omitempty"`
 }
 
-// SendLag is the distribution of actual minus intended send time, in ms.
-type SendLag struct {
-	P50 float64 `json:"p50"`
-	P99 float64 `json:"p99"`
-	Max float64 `json:"max"`
-}
-
 // Result is one target x iteration.
 type Result struct {
 	Target    string     `json:"target"`
@@ -115,9 +112,9 @@ type Result struct {
 	TargetRPS          float64  `json:"target_rps,omitempty"`
 	AchievedRPS        *float64 `json:"achieved_rps,omitempty"`
 	LateSends          *int64   `json:"late_sends,omitempty"`
-	// SendLag is the generator's own noise floor in the open model: how
-	// long after its intended time each request was actually sent.
-	SendLag *SendLag `json:"send_lag_ms,omitempty"`
+	// SendLag is how late the open loop sent its requests (actual minus
+	// intended send time), when the engine measures it. Nil otherwise.
+	SendLag *Lag `json:"send_lag,omitempty"`
 	// Unsent counts requests of a timed open-loop iteration that were due
 	// before its end but never sent because every connection was busy.
 	Unsent *int64 `json:"unsent,omitempty"`
@@ -305,6 +302,14 @@ type Lab struct {
 	Notes      []string       `json:"notes,omitempty"`
 }
 
+// UnobservedLab is a lab a run targeted but could not sample.
+type UnobservedLab struct {
+	// Dir is the lab directory.
+	Dir string `json:"dir"`
+	// Reason says why it was not observed.
+	Reason string `json:"reason"`
+}
+
 // LabComponent is one process of the lab.
 type LabComponent struct {
 	Name    string `json:"name"`
@@ -312,4 +317,12 @@ type LabComponent struct {
 	Version string `json:"version,omitempty"`
 	URL     string `json:"url,omitempty"`
 	Limit   string `json:"limit,omitempty"`
+}
+
+// Lag summarises how late requests were sent against their schedule, in
+// milliseconds.
+type Lag struct {
+	P50Ms float64 `json:"p50_ms"`
+	P99Ms float64 `json:"p99_ms"`
+	MaxMs float64 `json:"max_ms"`
 }
