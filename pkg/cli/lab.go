@@ -76,8 +76,8 @@ func (o *labUpOptions) run(cmd *cobra.Command) error {
 	}
 	out := cmd.OutOrStdout()
 	t0 := time.Now()
-	st, err := lab.Up(cmd.Context(), lab.UpOptions{
-		Dir: o.dir, Out: out, Foreground: o.foreground,
+	st, err := lab.Open(o.dir).Up(cmd.Context(), lab.UpOptions{
+		Out: out, Foreground: o.foreground,
 		Config: lab.Config{Stacks: o.stacks, Limits: limits, Ports: ports,
 			AccessTokenLifespan: o.lifespan, ReadyTimeout: o.timeout},
 	})
@@ -110,7 +110,7 @@ func newLabStatusCmd() *cobra.Command {
 		Short: "Show what the lab runs, where, with which version and which component plays which role",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			st, err := lab.Status(dir)
+			st, err := lab.Open(dir).Status()
 			if err != nil {
 				return err
 			}
@@ -134,7 +134,7 @@ func newLabDownCmd() *cobra.Command {
 		Short: "Stop every lab component, children of children included",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return lab.Down(cmd.Context(), dir, cmd.OutOrStdout())
+			return lab.Open(dir).Down(cmd.Context(), cmd.OutOrStdout())
 		},
 	}
 	addLabDirFlag(cmd, &dir)
@@ -148,7 +148,7 @@ func newLabScenarioCmd() *cobra.Command {
 		Short: "Print a scenario YAML for the running lab: one target per stack, its layers and token source",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			b, err := lab.Scenario(dir)
+			b, err := lab.Open(dir).Scenario()
 			if err != nil {
 				return err
 			}
@@ -176,7 +176,7 @@ func newLabServeCmd() *cobra.Command {
 		Hidden: true,
 		Args:   cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return lab.Serve(cmd.Context(), dir, cmd.OutOrStdout())
+			return lab.Open(dir).Serve(cmd.Context(), cmd.OutOrStdout())
 		},
 	}
 	addLabDirFlag(cmd, &dir)

@@ -116,14 +116,14 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 // ensureLab starts the lab unless one is running, and returns how to stop
 // what it started.
 func ensureLab(ctx context.Context, o *Options) (stop func(), err error) {
-	if _, err := lab.Components(o.LabDir); err == nil {
+	if _, err := lab.Open(o.LabDir).Components(); err == nil {
 		fmt.Fprintf(o.Log, "==> using the lab already running in %s\n", o.LabDir)
 		return func() {}, nil
 	}
 	fmt.Fprintf(o.Log, "==> starting the lab (2x and 3x stacks) in %s\n", o.LabDir)
 	start := time.Now()
 	cfg := lab.Config{Stacks: []string{lab.Stack2x, lab.Stack3x}, Limits: o.Limits}
-	if _, err := lab.Up(ctx, lab.UpOptions{Dir: o.LabDir, Config: cfg, Out: o.Log, Supervisor: o.Supervisor}); err != nil {
+	if _, err := lab.Open(o.LabDir).Up(ctx, lab.UpOptions{Config: cfg, Out: o.Log, Supervisor: o.Supervisor}); err != nil {
 		return nil, fmt.Errorf("starting the lab: %w", err)
 	}
 	fmt.Fprintf(o.Log, "==> lab ready in %.1fs\n", time.Since(start).Seconds())
@@ -132,7 +132,7 @@ func ensureLab(ctx context.Context, o *Options) (stop func(), err error) {
 	}
 	return func() {
 		fmt.Fprintln(o.Log, "==> stopping the lab")
-		if err := lab.Down(context.WithoutCancel(ctx), o.LabDir, o.Log); err != nil {
+		if err := lab.Open(o.LabDir).Down(context.WithoutCancel(ctx), o.Log); err != nil {
 			fmt.Fprintf(o.Log, "warning: stopping the lab: %v\n", err)
 		}
 	}, nil
@@ -140,7 +140,7 @@ func ensureLab(ctx context.Context, o *Options) (stop func(), err error) {
 
 // labPlan turns the running lab's scenario into the demo's plan.
 func labPlan(o Options) (*plan.Plan, error) {
-	y, err := lab.Scenario(o.LabDir)
+	y, err := lab.Open(o.LabDir).Scenario()
 	if err != nil {
 		return nil, fmt.Errorf("reading the lab's scenario: %w", err)
 	}

@@ -11,14 +11,19 @@
 //	shared: etcd, kube-apiserver (RBAC, static tokens playing OpenShift
 //	  OAuth tokens, OIDC from Keycloak), Keycloak (3x's identity provider)
 //
-// `lab up` (Up) writes request.json and starts a detached supervisor
-// (`lab serve`, Serve) that starts every component in dependency order,
-// checks each with a real request raced against its exit, writes state.json
-// and scenario.yaml when all are ready, and stops everything on SIGTERM
-// (`lab down`, Down). Components run in their own process group, die with
-// the supervisor (Pdeathsig), and are killed through their cgroup at stop.
+// A lab is one handle, Lab (Open(dir)), with Up, Down, Status, State,
+// Components, SetLimit and Scenario; where its components run is a
+// Platform behind it. The processes platform (the default): `lab up`
+// writes request.json and starts a detached supervisor (`lab serve`) that
+// starts every component in dependency order, checks each with a real
+// request raced against its exit, writes state.json and scenario.yaml when
+// all are ready, and stops everything on SIGTERM (`lab down`). Components
+// run in their own process group, die with the supervisor (Pdeathsig), and
+// are killed through their cgroup at stop. The mechanism lives under
+// internal/: lock (the supervisor's flock and liveness), ports (choosing
+// and recording ports) and proc (one component process and its cgroup).
 //
-// The lab directory (default ~/.cache/authbench/lab, --dir):
+// The lab directory (default ~/.cache/authbench/lab, --lab-dir):
 //
 //	request.json      what lab up asked for (stacks, limits, pinned ports)
 //	state.json        phase, supervisor pid, components (pid, cgroup, url,

@@ -97,21 +97,9 @@ type scenarioClient struct {
 	Timeout string `yaml:"timeout"`
 }
 
-// Scenario returns a scenario YAML for the running lab in dir: one target
-// per stack with its layers, rungs and token source (alice's static token
-// file for 2x, a password grant against Keycloak for 3x; secrets by file).
-func Scenario(dir string) ([]byte, error) {
-	d, err := absDir(dir)
-	if err != nil {
-		return nil, err
-	}
-	s, err := runningState(d)
-	if err != nil {
-		return nil, err
-	}
-	return scenarioYAML(s)
-}
-
+// scenarioYAML is the scenario of a ready lab: one target per stack with
+// its layers, rungs and token source (alice's static token file for 2x, a
+// password grant against Keycloak for 3x; secrets by file).
 func scenarioYAML(s *State) ([]byte, error) {
 	f := scenarioFile{
 		Name:   "lab",

@@ -31,11 +31,12 @@ func LabOptions(dir, stack string) (Options, *plan.Plan, error) {
 	if err != nil {
 		return Options{}, nil, fmt.Errorf("resolving lab dir %s: %w", dir, err)
 	}
-	data, err := lab.Scenario(abs)
+	l := lab.Open(abs)
+	data, err := l.Scenario()
 	if err != nil {
 		return Options{}, nil, err
 	}
-	st, err := lab.ReadState(abs)
+	st, err := l.State()
 	if err != nil {
 		return Options{}, nil, err
 	}

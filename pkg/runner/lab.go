@@ -14,10 +14,7 @@ import (
 // running, or that none of the plan's targets points at, yields nothing:
 // sampling a lab that the load never touches would only add noise.
 func LabComponents(dir string, p *plan.Plan, explicit bool) ([]observe.LocalComponent, *results.Lab, error) {
-	st, err := lab.ReadState(dir)
-	if err == nil {
-		_, err = lab.Components(dir) // checks that the lab is up and ready
-	}
+	st, err := lab.Open(dir).State() // the lab's state, if it is up and ready
 	if err != nil {
 		// Unless asked for, a lab that is absent, stopping or broken is
 		// simply not part of this run.

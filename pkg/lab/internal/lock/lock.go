@@ -1,4 +1,7 @@
-package lab
+// Package lock holds the lab directory's flocks: the supervisor's (lab.lock,
+// holding its pid, alive exactly as long as the supervisor) and the one
+// serialising rewrites of state.json; and the liveness checks built on them.
+package lock
 
 import (
 	"errors"
@@ -11,21 +14,27 @@ import (
 	"time"
 )
 
+// Files of the lab directory this package owns.
+const (
+	File      = "lab.lock"   // flock held by the running supervisor
+	StateFile = "state.lock" // flock held while state.json is rewritten
+)
+
 // ErrAlreadyRunning reports a lab directory whose supervisor is alive.
 var ErrAlreadyRunning = errors.New("a lab is already running")
 
-// acquireLock takes the lab's flock for the supervisor's lifetime and
+// Acquire takes the lab's flock for the supervisor's lifetime and
 // writes the supervisor's pid into the lock file. The lock dies with the
 // process, so a crashed supervisor never blocks the next `lab up`.
-func acquireLock(dir string) (*os.File, error) {
-	f, err := os.OpenFile(filepath.Join(dir, LockFile), os.O_RDWR|os.O_CREATE, 0o644)
+func Acquire(dir string) (*os.File, error) {
+	f, err := os.OpenFile(filepath.Join(dir, File), os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("opening lab lock: %w", err)
 	}
 	if err := flockRetry(f, syscall.LOCK_EX); err != nil {
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, fmt.Errorf("%w in %s (supervisor pid %d)", ErrAlreadyRunning, dir, lockHolder(dir))
+			return nil, fmt.Errorf("%w in %s (supervisor pid %d)", ErrAlreadyRunning, dir, Holder(dir))
 		}
 		return nil, fmt.Errorf("locking lab dir: %w", err)
 	}
@@ -34,11 +43,11 @@ func acquireLock(dir string) (*os.File, error) {
 	return f, nil
 }
 
-// lockState takes the flock that serialises writers of state.json across
+// State takes the flock that serialises writers of state.json across
 // processes (the supervisor, and SetLimits in `lab limit`), each of which
 // reads, changes and rewrites it. It waits for the holder; unlock releases.
-func lockState(dir string) (unlock func(), err error) {
-	f, err := os.OpenFile(filepath.Join(dir, StateLockFile), os.O_RDWR|os.O_CREATE, 0o644)
+func State(dir string) (unlock func(), err error) {
+	f, err := os.OpenFile(filepath.Join(dir, StateFile), os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("opening lab state lock: %w", err)
 	}
@@ -49,9 +58,9 @@ func lockState(dir string) (unlock func(), err error) {
 	return func() { f.Close() }, nil
 }
 
-// supervisorAlive reports whether some process holds the lab's lock.
-func supervisorAlive(dir string) bool {
-	f, err := os.OpenFile(filepath.Join(dir, LockFile), os.O_RDONLY, 0)
+// Alive reports whether some process holds the lab's lock.
+func Alive(dir string) bool {
+	f, err := os.OpenFile(filepath.Join(dir, File), os.O_RDONLY, 0)
 	if err != nil {
 		return false
 	}
@@ -66,7 +75,7 @@ func supervisorAlive(dir string) bool {
 }
 
 // flockRetry takes a lock without blocking, retrying for a moment: a
-// liveness probe (supervisorAlive) holds a shared lock for microseconds, and
+// liveness probe (Alive) holds a shared lock for microseconds, and
 // must not make a starting supervisor believe another one runs.
 func flockRetry(f *os.File, how int) error {
 	var err error
@@ -79,9 +88,9 @@ func flockRetry(f *os.File, how int) error {
 	return err
 }
 
-// lockHolder is the pid written in the lock file (0 if none).
-func lockHolder(dir string) int {
-	b, err := os.ReadFile(filepath.Join(dir, LockFile))
+// Holder is the pid written in the lock file (0 if none).
+func Holder(dir string) int {
+	b, err := os.ReadFile(filepath.Join(dir, File))
 	if err != nil {
 		return 0
 	}
@@ -89,9 +98,9 @@ func lockHolder(dir string) int {
 	return n
 }
 
-// processAlive reports whether pid exists (and is not a zombie we could
+// ProcessAlive reports whether pid exists (and is not a zombie we could
 // never reap: those count as gone).
-func processAlive(pid int) bool {
+func ProcessAlive(pid int) bool {
 	if pid <= 0 {
 		return false
 	}
@@ -110,9 +119,9 @@ func processAlive(pid int) bool {
 	return true
 }
 
-// runs reports whether process pid runs exe: exe is its first argument, or
+// Runs reports whether process pid runs exe: exe is its first argument, or
 // its second when an interpreter runs it (kc.sh under sh).
-func runs(pid int, exe string) bool {
+func Runs(pid int, exe string) bool {
 	if exe == "" {
 		return false
 	}

@@ -1,4 +1,6 @@
-package lab
+// Package ports chooses the lab's TCP ports on 127.0.0.1: pinned ones,
+// the previous lab's when still free (ports.json), else fresh free ones.
+package ports
 
 import (
 	"encoding/json"
@@ -12,29 +14,32 @@ import (
 	"syscall"
 )
 
-// loopback is the only address the lab binds or targets.
-const loopback = "127.0.0.1"
+// File is where the ports in use are recorded, in the lab directory.
+const File = "ports.json"
 
-// ErrPortInUse reports a port some other program already holds.
-var ErrPortInUse = errors.New("port already in use")
+// Loopback is the only address the lab binds or targets.
+const Loopback = "127.0.0.1"
 
-// checkPortFree binds the port for a moment to learn whether it is free.
-func checkPortFree(port int) error {
-	l, err := net.Listen("tcp", net.JoinHostPort(loopback, strconv.Itoa(port)))
+// ErrInUse reports a port some other program already holds.
+var ErrInUse = errors.New("port already in use")
+
+// CheckFree binds the port for a moment to learn whether it is free.
+func CheckFree(port int) error {
+	l, err := net.Listen("tcp", net.JoinHostPort(Loopback, strconv.Itoa(port)))
 	if err != nil {
 		if errors.Is(err, syscall.EADDRINUSE) {
-			return fmt.Errorf("%s:%d: %w", loopback, port, ErrPortInUse)
+			return fmt.Errorf("%s:%d: %w", Loopback, port, ErrInUse)
 		}
-		return fmt.Errorf("checking %s:%d: %w", loopback, port, err)
+		return fmt.Errorf("checking %s:%d: %w", Loopback, port, err)
 	}
 	return l.Close()
 }
 
-// allocatePorts gives every name a port on 127.0.0.1: the pinned one (which
+// Allocate gives every name a port on 127.0.0.1: the pinned one (which
 // must be free), else the previous one when still free (so URLs and
 // scenarios survive a restart), else a fresh one from the kernel. Fresh
 // ports are held open until all are chosen so no two names share one.
-func allocatePorts(names []string, pinned, previous map[string]int) (map[string]int, error) {
+func Allocate(names []string, pinned, previous map[string]int) (map[string]int, error) {
 	out := map[string]int{}
 	used := map[int]string{}
 	take := func(name string, port int) error {
@@ -47,7 +52,7 @@ func allocatePorts(names []string, pinned, previous map[string]int) (map[string]
 	var fresh []string
 	for _, name := range names {
 		if p, ok := pinned[name]; ok && p > 0 {
-			if err := checkPortFree(p); err != nil {
+			if err := CheckFree(p); err != nil {
 				return nil, fmt.Errorf("port for %s: %w", name, err)
 			}
 			if err := take(name, p); err != nil {
@@ -59,7 +64,7 @@ func allocatePorts(names []string, pinned, previous map[string]int) (map[string]
 	}
 	var rest []string
 	for _, name := range fresh {
-		if p := previous[name]; p > 0 && used[p] == "" && checkPortFree(p) == nil {
+		if p := previous[name]; p > 0 && used[p] == "" && CheckFree(p) == nil {
 			if err := take(name, p); err != nil {
 				return nil, err
 			}
@@ -75,7 +80,7 @@ func allocatePorts(names []string, pinned, previous map[string]int) (map[string]
 	}()
 	for _, name := range rest {
 		for {
-			l, err := net.Listen("tcp", net.JoinHostPort(loopback, "0"))
+			l, err := net.Listen("tcp", net.JoinHostPort(Loopback, "0"))
 			if err != nil {
 				return nil, fmt.Errorf("choosing a port for %s: %w", name, err)
 			}
@@ -90,8 +95,8 @@ func allocatePorts(names []string, pinned, previous map[string]int) (map[string]
 	return out, nil
 }
 
-// validatePinned rejects pinned names that no component uses.
-func validatePinned(pinned map[string]int, names []string) error {
+// ValidatePinned rejects pinned names that no component uses.
+func ValidatePinned(pinned map[string]int, names []string) error {
 	known := map[string]bool{}
 	for _, n := range names {
 		known[n] = true
@@ -114,9 +119,9 @@ func validatePinned(pinned map[string]int, names []string) error {
 	return nil
 }
 
-func readPorts(dir string) map[string]int {
+func Read(dir string) map[string]int {
 	var m map[string]int
-	b, err := os.ReadFile(filepath.Join(dir, portsFile))
+	b, err := os.ReadFile(filepath.Join(dir, File))
 	if err == nil {
 		_ = json.Unmarshal(b, &m)
 	}

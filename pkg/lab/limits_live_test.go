@@ -13,9 +13,11 @@ import (
 	"time"
 
 	"github.com/authbench/authbench/pkg/cgroup"
+	"github.com/authbench/authbench/pkg/lab/internal/lock"
+	"github.com/authbench/authbench/pkg/lab/internal/proc"
 )
 
-func TestParseLimitUpdates(t *testing.T) {
+func TestParseLimitsNone(t *testing.T) {
 	tests := []struct {
 		in      []string
 		want    []Limit
@@ -32,7 +34,7 @@ func TestParseLimitUpdates(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.in, " "), func(t *testing.T) {
-			got, err := ParseLimitUpdates(tt.in)
+			got, err := ParseLimits(tt.in)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("error = %v, want one containing %q", err, tt.wantErr)
@@ -155,7 +157,7 @@ func runningLab(t *testing.T, f fakeCgroups) (string, *State) {
 	if err := writeState(dir, s); err != nil {
 		t.Fatal(err)
 	}
-	lock, err := acquireLock(dir)
+	lock, err := lock.Acquire(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +194,7 @@ func TestSetLimits(t *testing.T) {
 				f := newFakeCgroups(t, v, CompOAuth2Proxy, CompEcho2x, CompEcho3x)
 				dir, _ := runningLab(t, f)
 				for _, args := range tt.steps {
-					limits, err := ParseLimitUpdates(args)
+					limits, err := ParseLimits(args)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -200,7 +202,7 @@ func TestSetLimits(t *testing.T) {
 						t.Fatalf("SetLimits %v: %v", args, err)
 					}
 				}
-				st, err := ReadState(dir)
+				st, err := readState(dir)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -295,7 +297,7 @@ func TestSetLimitsNeedsARunningLab(t *testing.T) {
 func TestSupervisorKeepsLiveLimits(t *testing.T) {
 	f := newFakeCgroups(t, cgroup.V2, CompOAuth2Proxy, CompEcho2x, CompEcho3x)
 	dir, s := runningLab(t, f)
-	sup := &supervisor{dir: dir, out: io.Discard, state: s, procs: map[string]*proc{}}
+	sup := &supervisor{dir: dir, out: io.Discard, state: s, procs: map[string]*proc.Proc{}}
 	const rounds = 40
 	var wg sync.WaitGroup
 	wg.Add(2)
@@ -321,7 +323,7 @@ func TestSupervisorKeepsLiveLimits(t *testing.T) {
 	}
 	// The supervisor writes once more after the last SetLimits.
 	sup.setComponent(CompEcho3x, func(c *ComponentInfo) { c.Status = statusExited })
-	st, err := ReadState(dir)
+	st, err := readState(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package lab
+package ports
 
 import (
 	"errors"
@@ -10,7 +10,7 @@ import (
 
 func busyPort(t *testing.T) int {
 	t.Helper()
-	l, err := net.Listen("tcp", loopback+":0")
+	l, err := net.Listen("tcp", Loopback+":0")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -20,7 +20,7 @@ func busyPort(t *testing.T) int {
 
 func freePort(t *testing.T) int {
 	t.Helper()
-	l, err := net.Listen("tcp", loopback+":0")
+	l, err := net.Listen("tcp", Loopback+":0")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,18 +31,18 @@ func freePort(t *testing.T) int {
 
 func TestCheckPortFree(t *testing.T) {
 	busy := busyPort(t)
-	if err := checkPortFree(busy); !errors.Is(err, ErrPortInUse) {
-		t.Errorf("checkPortFree(busy %d) = %v, want ErrPortInUse", busy, err)
+	if err := CheckFree(busy); !errors.Is(err, ErrInUse) {
+		t.Errorf("CheckFree(busy %d) = %v, want ErrInUse", busy, err)
 	}
-	if err := checkPortFree(freePort(t)); err != nil {
-		t.Errorf("checkPortFree(free) = %v", err)
+	if err := CheckFree(freePort(t)); err != nil {
+		t.Errorf("CheckFree(free) = %v", err)
 	}
 }
 
 func TestAllocatePorts(t *testing.T) {
 	names := []string{"a", "b", "c", "d", "e", "f", "g", "h"}
 	t.Run("fresh ports are distinct and free", func(t *testing.T) {
-		got, err := allocatePorts(names, nil, nil)
+		got, err := Allocate(names, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -53,14 +53,14 @@ func TestAllocatePorts(t *testing.T) {
 				t.Fatalf("port for %s = %d (seen %v)", n, p, seen[p])
 			}
 			seen[p] = true
-			if err := checkPortFree(p); err != nil {
+			if err := CheckFree(p); err != nil {
 				t.Errorf("allocated port %d not released: %v", p, err)
 			}
 		}
 	})
 	t.Run("previous ports are reused when free", func(t *testing.T) {
 		prev := freePort(t)
-		got, err := allocatePorts(names, nil, map[string]int{"c": prev})
+		got, err := Allocate(names, nil, map[string]int{"c": prev})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -70,7 +70,7 @@ func TestAllocatePorts(t *testing.T) {
 	})
 	t.Run("busy previous port is replaced", func(t *testing.T) {
 		busy := busyPort(t)
-		got, err := allocatePorts(names, nil, map[string]int{"c": busy})
+		got, err := Allocate(names, nil, map[string]int{"c": busy})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -80,7 +80,7 @@ func TestAllocatePorts(t *testing.T) {
 	})
 	t.Run("pinned port is used", func(t *testing.T) {
 		p := freePort(t)
-		got, err := allocatePorts(names, map[string]int{"b": p}, nil)
+		got, err := Allocate(names, map[string]int{"b": p}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -90,25 +90,25 @@ func TestAllocatePorts(t *testing.T) {
 	})
 	t.Run("pinned port in use is an error naming it", func(t *testing.T) {
 		busy := busyPort(t)
-		_, err := allocatePorts(names, map[string]int{"b": busy}, nil)
-		if !errors.Is(err, ErrPortInUse) || !strings.Contains(err.Error(), strconv.Itoa(busy)) {
-			t.Errorf("error = %v, want ErrPortInUse naming %d", err, busy)
+		_, err := Allocate(names, map[string]int{"b": busy}, nil)
+		if !errors.Is(err, ErrInUse) || !strings.Contains(err.Error(), strconv.Itoa(busy)) {
+			t.Errorf("error = %v, want ErrInUse naming %d", err, busy)
 		}
 	})
 }
 
 func TestValidatePinned(t *testing.T) {
 	names := []string{"nginx", "haproxy"}
-	if err := validatePinned(map[string]int{"nginx": 8443}, names); err != nil {
+	if err := ValidatePinned(map[string]int{"nginx": 8443}, names); err != nil {
 		t.Errorf("known name: %v", err)
 	}
-	if err := validatePinned(map[string]int{"envoy": 8443}, names); err == nil || !strings.Contains(err.Error(), "envoy") {
+	if err := ValidatePinned(map[string]int{"envoy": 8443}, names); err == nil || !strings.Contains(err.Error(), "envoy") {
 		t.Errorf("unknown name: %v", err)
 	}
-	if err := validatePinned(map[string]int{"nginx": 70000}, names); err == nil {
+	if err := ValidatePinned(map[string]int{"nginx": 70000}, names); err == nil {
 		t.Error("port 70000 accepted")
 	}
 	if names[0] != "nginx" {
-		t.Error("validatePinned reordered its argument")
+		t.Error("ValidatePinned reordered its argument")
 	}
 }

@@ -1,4 +1,4 @@
-package lab
+package lock
 
 import (
 	"sync"
@@ -19,7 +19,7 @@ func TestSupervisorAliveConcurrentProbes(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				for i := 0; i < 200; i++ {
-					if supervisorAlive(dir) {
+					if Alive(dir) {
 						alive.Add(1)
 					}
 				}
@@ -28,7 +28,7 @@ func TestSupervisorAliveConcurrentProbes(t *testing.T) {
 		wg.Wait()
 		return alive.Load()
 	}
-	lock, err := acquireLock(dir)
+	lock, err := Acquire(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func TestSupervisorAliveConcurrentProbes(t *testing.T) {
 	// A supervisor starting while probes run still gets its lock.
 	done := make(chan int64)
 	go func() { done <- probe() }()
-	lock, err = acquireLock(dir)
+	lock, err = Acquire(dir)
 	if err != nil {
 		t.Fatalf("supervisor could not lock beside probes: %v", err)
 	}

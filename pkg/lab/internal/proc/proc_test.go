@@ -1,4 +1,4 @@
-package lab
+package proc
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/authbench/authbench/pkg/cgroup"
+	"github.com/authbench/authbench/pkg/lab/internal/lock"
 )
 
 func fileReady(path string) func(context.Context) error {
@@ -25,14 +26,14 @@ func fileReady(path string) func(context.Context) error {
 
 func TestProcDiesAtStartShowsLogTail(t *testing.T) {
 	dir := t.TempDir()
-	p, err := startProc(procSpec{name: "broken", dir: dir, logPath: filepath.Join(dir, "broken.log"),
-		argv: []string{"/bin/sh", "-c", "echo first line; echo 'fatal: cannot bind 127.0.0.1:1' >&2; exit 3"}})
+	p, err := Start(Spec{Name: "broken", Dir: dir, LogPath: filepath.Join(dir, "broken.log"),
+		Argv: []string{"/bin/sh", "-c", "echo first line; echo 'fatal: cannot bind 127.0.0.1:1' >&2; exit 3"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	err = p.waitReady(ctx, func(context.Context) error { return errors.New("never ready") })
+	err = p.WaitReady(ctx, func(context.Context) error { return errors.New("never ready") })
 	if err == nil {
 		t.Fatal("waitReady succeeded for a process that exited")
 	}
@@ -49,53 +50,53 @@ func TestProcReadyAndStopKillsChildren(t *testing.T) {
 	pidfile := filepath.Join(dir, "child.pid")
 	// The child changes process group, as a daemonising child would.
 	script := "setsid sleep 300 & echo $! > " + pidfile + "; touch " + marker + "; exec sleep 300"
-	ps := procSpec{name: "parent", dir: dir, logPath: filepath.Join(dir, "parent.log"),
-		argv: []string{"/bin/sh", "-c", script}}
+	ps := Spec{Name: "parent", Dir: dir, LogPath: filepath.Join(dir, "parent.log"),
+		Argv: []string{"/bin/sh", "-c", script}}
 	withCgroup := os.Geteuid() == 0 && cgroupsAvailable()
 	if withCgroup {
 		parent := "authbench-test-" + strconv.Itoa(os.Getpid())
-		ps.cgroup = parent + "/proc"
+		ps.Cgroup = parent + "/proc"
 		t.Cleanup(func() {
 			if g, err := cgroup.Create(parent); err == nil {
 				_ = g.Remove()
 			}
 		})
-		ps.limit = Limit{MilliCPU: 50}
+		ps.MilliCPU = 50
 	}
-	p, err := startProc(ps)
+	p, err := Start(ps)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.stop(time.Second)
+	defer p.Stop(time.Second)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := p.waitReady(ctx, fileReady(marker)); err != nil {
+	if err := p.WaitReady(ctx, fileReady(marker)); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(pidfile)
 	child, _ := strconv.Atoi(strings.TrimSpace(string(b)))
-	if !processAlive(child) {
+	if !lock.ProcessAlive(child) {
 		t.Fatalf("child %d not running", child)
 	}
 	if withCgroup {
 		d, _ := p.cg.Dir("cpu")
 		q, _ := os.ReadFile(filepath.Join(d, "cpu.cfs_quota_us"))
-		if d2, ok := p.cg.Dir("cpu"); ok && fileExists(filepath.Join(d2, "cpu.max")) {
+		if d2, ok := p.cg.Dir("cpu"); ok && exists(filepath.Join(d2, "cpu.max")) {
 			q, _ = os.ReadFile(filepath.Join(d2, "cpu.max"))
 		}
 		if !strings.HasPrefix(strings.TrimSpace(string(q)), "5000") {
 			t.Errorf("cpu quota = %q, want 5000 (50m of a 100ms period)", q)
 		}
 		pids, _ := p.cg.PIDs()
-		if !containsInt(pids, p.pid()) || !containsInt(pids, child) {
-			t.Errorf("cgroup pids %v lack the component %d or its child %d", pids, p.pid(), child)
+		if !containsInt(pids, p.PID()) || !containsInt(pids, child) {
+			t.Errorf("cgroup pids %v lack the component %d or its child %d", pids, p.PID(), child)
 		}
 	}
-	p.stop(2 * time.Second)
-	if processAlive(p.pid()) {
-		t.Errorf("component %d survived stop", p.pid())
+	p.Stop(2 * time.Second)
+	if lock.ProcessAlive(p.PID()) {
+		t.Errorf("component %d survived stop", p.PID())
 	}
-	if withCgroup && processAlive(child) {
+	if withCgroup && lock.ProcessAlive(child) {
 		t.Errorf("child %d in another process group survived stop (cgroup kill)", child)
 	}
 	if !withCgroup {
@@ -124,8 +125,13 @@ func TestTail(t *testing.T) {
 		lines = append(lines, "line "+strconv.Itoa(i))
 	}
 	os.WriteFile(f, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
-	got := tail(f, 3)
+	got := Tail(f, 3)
 	if got != "  | line 27\n  | line 28\n  | line 29" {
 		t.Errorf("tail = %q", got)
 	}
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }

@@ -7,47 +7,10 @@ import (
 	"strings"
 
 	"github.com/authbench/authbench/pkg/cgroup"
+	"github.com/authbench/authbench/pkg/lab/internal/lock"
 )
 
-// NoLimit is the value that lifts a component's limits in
-// `authbench lab limit COMPONENT=none`.
-const NoLimit = "none"
-
-// ParseLimitUpdates reads the arguments of `authbench lab limit`: each is
-// COMPONENT=CPU[,MEM] as ParseLimit reads it, or COMPONENT=none, which
-// yields a Limit with neither CPU nor memory (no limit). A component given
-// twice is an error.
-func ParseLimitUpdates(values []string) ([]Limit, error) {
-	seen := map[string]bool{}
-	out := make([]Limit, 0, len(values))
-	for _, v := range values {
-		l, err := parseLimitUpdate(v)
-		if err != nil {
-			return nil, err
-		}
-		if seen[l.Component] {
-			return nil, fmt.Errorf("limit for %s given twice", l.Component)
-		}
-		seen[l.Component] = true
-		out = append(out, l)
-	}
-	return out, nil
-}
-
-func parseLimitUpdate(s string) (Limit, error) {
-	name, val, ok := strings.Cut(s, "=")
-	name = strings.TrimSpace(name)
-	if ok && name != "" && strings.EqualFold(strings.TrimSpace(val), NoLimit) {
-		return Limit{Component: name}, nil
-	}
-	l, err := ParseLimit(s)
-	if err != nil {
-		return Limit{}, fmt.Errorf("%w (or COMPONENT=%s to lift its limits)", err, NoLimit)
-	}
-	return l, nil
-}
-
-// SetLimits changes CPU and memory limits of the running lab in dir in
+// setLimitsLive changes CPU and memory limits of the running lab in dir in
 // place: each named component's cgroup gets its new CFS quota and memory
 // limit while it runs, so the next measurement is a what-if without a
 // restart. Each limit replaces the component's whole limit: "50m" also
@@ -57,11 +20,11 @@ func parseLimitUpdate(s string) (Limit, error) {
 // and run.json's lab record show them; the sampler reads the limit from the
 // cgroup itself. They last until the lab stops: the next `lab up` applies
 // only its own --limit flags.
-func SetLimits(dir string, limits []Limit) error {
+func setLimitsLive(dir string, limits []Limit) error {
 	return setLimits(dir, limits, cgroup.Default)
 }
 
-// setLimits is SetLimits on the cgroup filesystem fs.
+// setLimits is setLimitsLive on the cgroup filesystem fs.
 func setLimits(dir string, limits []Limit, fs cgroup.FS) error {
 	if len(limits) == 0 {
 		return fmt.Errorf("setting lab limits: none given; want COMPONENT=CPU[,MEM] or COMPONENT=%s", NoLimit)
@@ -70,13 +33,13 @@ func setLimits(dir string, limits []Limit, fs cgroup.FS) error {
 	if err != nil {
 		return err
 	}
-	unlock, err := lockState(dir)
+	unlock, err := lock.State(dir)
 	if err != nil {
 		return err
 	}
 	defer unlock()
 	// Read under the lock: the supervisor writes state.json under it too.
-	s, err := runningState(dir)
+	s, err := processes{}.Ready(dir)
 	if err != nil {
 		return fmt.Errorf("setting lab limits: %w", err)
 	}
@@ -189,7 +152,7 @@ func applyLiveLimit(fs cgroup.FS, c ComponentInfo, l Limit) (Limit, error) {
 // that SetLimits recorded in dir's state.json since, so that the
 // supervisor's next write does not undo them. The caller holds lockState.
 func keepLiveLimits(dir string, s *State) {
-	disk, err := ReadState(dir)
+	disk, err := readState(dir)
 	if err != nil || disk.Supervisor != s.Supervisor || !disk.Started.Equal(s.Started) {
 		return // not this supervisor's state yet
 	}
