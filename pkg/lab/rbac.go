@@ -32,7 +32,7 @@ func rbacObjects() []rbacObject {
 				"resourceNames": []string{EchoService}, "verbs": []string{"get"}}}}},
 		{"/apis/rbac.authorization.k8s.io/v1/namespaces/" + Namespace + "/rolebindings", map[string]any{
 			"apiVersion": rbacAPI + "/v1", "kind": "RoleBinding", "metadata": meta("echo-reader-alice"),
-			"roleRef":  map[string]any{"apiGroup": rbacAPI, "kind": "Role", "name": "echo-reader"},
+			"roleRef": map[string]any{"apiGroup": rbacAPI, "kind": "Role", "name": "echo-reader"},
 			"subjects": []any{map[string]any{"apiGroup": rbacAPI, "kind": "User", "name": UserAlice},
 				map[string]any{"apiGroup": rbacAPI, "kind": "Group", "name": GroupTokenPool}}}},
 		{"/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", map[string]any{
