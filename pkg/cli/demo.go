@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"strings"
+
 	"github.com/spf13/cobra"
 
 	"github.com/authbench/authbench/pkg/demo"
@@ -41,6 +43,7 @@ the lab it started. Run 'authbench lab install' (make lab) first.`,
 	f.Int64Var(&o.Warmup, "warmup", 0, "unrecorded warm-up requests per stack (default 10% of -n; -1 for none)")
 	f.Float64VarP(&o.Rate, "rate", "q", 0, "total rate: run the open loop instead")
 	f.StringVar(&o.LabDir, "lab-dir", lab.DefaultDir(), "lab directory")
+	f.StringSliceVar(&o.Stacks, "stack", []string{lab.Stack2x, lab.Stack3x}, "lab stacks to benchmark: "+strings.Join(lab.Stacks(), ", ")+" or all")
 	f.StringArrayVar(&o.limits, "limit", nil, "COMPONENT=CPU[,MEM] limit when the demo starts the lab, e.g. oauth2-proxy=50m")
 	f.BoolVar(&o.Keep, "keep", false, "leave the lab running afterwards")
 	f.StringVar(&o.Out, "out", "runs", "runs directory")

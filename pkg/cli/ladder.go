@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -56,7 +57,7 @@ Without -f it runs on a stack of the local lab; with -f on a scenario target's r
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.stack, "stack", lab.Stack3x, "lab stack to measure: 2x or 3x (without -f)")
+	f.StringVar(&o.stack, "stack", lab.Stack3x, "lab stack to measure: "+strings.Join(lab.Stacks(), ", ")+" (without -f)")
 	f.StringVar(&o.labDir, "lab-dir", lab.DefaultDir(), "lab directory (without -f)")
 	f.StringVarP(&o.file, "file", "f", "", "scenario file whose target lists rungs (for a cluster)")
 	f.StringVar(&o.target, "target", "", "the scenario's target (default: the only one with rungs)")
