@@ -44,6 +44,10 @@ func (b *builder) kubeRBACProxyOAuth() (*spec, error) {
 	return s, nil
 }
 
+// AuthzOKText is the ext_authz service's own answer: not the backend's, so
+// that a ladder tells the ext_authz rung from a proxy by its body.
+const AuthzOKText = "allowed by kube-auth-proxy"
+
 // authzOK is the ext_authz service's upstream: kube-auth-proxy runs with
 // --upstream=static://200, which kube-rbac-proxy has no equivalent of.
 func (b *builder) authzOK() (*spec, error) {
@@ -51,6 +55,7 @@ func (b *builder) authzOK() (*spec, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.argv[len(s.argv)-1] = "-text=" + AuthzOKText
 	s.Role = "authz-upstream"
 	s.Plays = "kube-auth-proxy's --upstream=static://200 (a 200 for every request the ext_authz service lets through)"
 	return s, nil
@@ -66,6 +71,10 @@ func (b *builder) kubeAuthProxyOAuth() (*spec, error) {
 		return nil, err
 	}
 	s.Role = "ext-authz"
+	u := s.URL
+	s.ready = func(ctx context.Context) error {
+		return probeWithTokenFile(ctx, b.client, u, b.adminToken(), AuthzOKText, 200)
+	}
 	s.Plays = "kube-auth-proxy (OpenShift OAuth mode, ext_authz: TokenReview + SubjectAccessReview per bearer token; " + KubeRBACProxyCache + ")"
 	s.argv = append(s.argv, apiRateArgs()...)
 	return s, nil

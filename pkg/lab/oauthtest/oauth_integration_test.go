@@ -24,7 +24,7 @@ import (
 
 // poolSize is the lab's token pool: more distinct tokens than any test
 // here sends, so that every pooled request is a first use.
-const poolSize = 2000
+const poolSize = 20000
 
 var (
 	labDir   string

@@ -78,7 +78,7 @@ func TestReviewsCounted(t *testing.T) {
 		wantPerProxy float64
 	}{
 		{"one token", &auth.Spec{File: filepath.Join(labDir, "tokens", lab.UserAlice)}, 0},
-		{"pool of distinct tokens", &auth.Spec{Pool: &auth.Pool{File: needLab(t).TokenPool.File}}, 1},
+		{"pool of distinct tokens", &auth.Spec{Pool: &auth.Pool{File: poolSlice(t, 0, 1000)}}, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
