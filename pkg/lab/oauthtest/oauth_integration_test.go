@@ -184,7 +184,7 @@ func counters(t *testing.T) []observe.ReviewCounter {
 	}
 	return []observe.ReviewCounter{
 		&observe.MetricsReviews{URL: api.URL, Token: admin, Client: client},
-		observe.NewAuditReviews(filepath.Join(labDir, "logs", "kube-apiserver-audit.log")),
+		observe.NewAuditReviews(filepath.Join(labDir, lab.AuditLog)),
 	}
 }
 
