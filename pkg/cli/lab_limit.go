@@ -45,7 +45,7 @@ the lab stops.`,
 			return printLimitChanges(cmd, before, after)
 		},
 	}
-	addLabDirFlag(cmd, &dir)
+	addLabSubDirFlag(cmd, &dir)
 	return cmd
 }
 

@@ -525,6 +525,9 @@ func TestStatusAndScenario(t *testing.T) {
 	if err := yaml.Unmarshal(b, &sc); err != nil {
 		t.Fatalf("scenario YAML: %v\n%s", err, b)
 	}
+	if sc.Lab != labDir {
+		t.Errorf("scenario names lab %q, want %q", sc.Lab, labDir)
+	}
 	if len(sc.Targets) != 3 || sc.Targets[0].Token.File == "" || sc.Targets[1].Token.OIDC == nil ||
 		sc.Targets[1].Token.OIDC.PasswordFile == "" || len(sc.Targets[1].Rungs) != 4 ||
 		sc.Targets[2].Token.File == "" || len(sc.Targets[2].Rungs) != 4 {

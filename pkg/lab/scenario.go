@@ -86,7 +86,9 @@ func labNotes(specs []*spec) []string {
 
 // scenarioFile is the YAML layout pkg/scenario reads.
 type scenarioFile struct {
-	Name    string           `yaml:"name"`
+	Name string `yaml:"name"`
+	// Lab is the lab's directory: a run of the scenario observes this lab.
+	Lab     string           `yaml:"lab"`
 	Targets []scenarioTarget `yaml:"targets"`
 	Load    scenarioLoad     `yaml:"load"`
 	Client  scenarioClient   `yaml:"client"`
@@ -118,6 +120,7 @@ type scenarioClient struct {
 func scenarioYAML(s *State) ([]byte, error) {
 	f := scenarioFile{
 		Name:   "lab",
+		Lab:    s.Dir,
 		Load:   scenarioLoad{Requests: ScenarioRequests, Concurrency: ScenarioConcurrency, Iterations: ScenarioIterations},
 		Client: scenarioClient{CACert: s.CACert, Timeout: ScenarioTimeout},
 	}

@@ -27,7 +27,7 @@ type UpOptions struct {
 	Out io.Writer
 	// Supervisor is the command that runs Serve in the background; the lab
 	// dir is also passed in $AUTHBENCH_LAB_SERVE_DIR. Default: this
-	// executable with `lab serve --dir DIR`.
+	// executable with `lab serve --lab-dir DIR`.
 	Supervisor []string
 }
 
@@ -89,7 +89,7 @@ func upBackground(ctx context.Context, dir string, argv []string, out io.Writer)
 		if err != nil {
 			return nil, fmt.Errorf("finding the authbench executable: %w", err)
 		}
-		argv = []string{exe, "lab", "serve", "--dir", dir}
+		argv = []string{exe, "lab", "serve", "--lab-dir", dir}
 	}
 	logPath := filepath.Join(dir, SupervisorLog)
 	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)

@@ -48,6 +48,15 @@ type Plan struct {
 	// Capacity, when set, sizes replicas for a planned throughput.
 	// Default nil: resource recommendations only.
 	Capacity *Capacity `json:"capacity,omitempty"`
+	// Lab is the directory of the authbench lab the targets belong to, as
+	// `lab scenario` writes it: the run observes that lab. Default "": the
+	// running lab in the default directory, if the targets point at it.
+	Lab string `json:"lab,omitempty"`
+	// Given records which settings the user gave, and where; see Given.
+	// Not recorded in run.json.
+	Given Given `json:"-"`
+	// completed is set by Complete.
+	completed bool
 }
 
 // Prometheus says where and how to query container metrics (issue 4).
@@ -197,7 +206,7 @@ type Client struct {
 }
 
 // SLO is a service-level objective, evaluated per target. Zero fields are
-// not checked.
+// not checked (a zero that was given is an error; see Given).
 type SLO struct {
 	// P50, P95 and P99 are latency maxima.
 	P50 Duration `json:"p50,omitempty"`

@@ -30,6 +30,11 @@ type fileSpec struct {
 	Prometheus *prometheusSpec `yaml:"prometheus"`
 	// Capacity sizes replicas for a planned throughput. Default: none.
 	Capacity *capacitySpec `yaml:"capacity"`
+	// Lab is the directory of the authbench lab the targets run in
+	// (`lab scenario` writes it), relative to the scenario file: the run
+	// samples that lab's components. Default: the running lab in the
+	// default directory, when the targets point at it.
+	Lab string `yaml:"lab"`
 }
 
 // targetSpec is one endpoint.
