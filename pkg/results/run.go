@@ -129,6 +129,9 @@ type Result struct {
 	HistogramFile string `json:"histogram_file,omitempty"`
 	// Components are resource samples per component (issue 4).
 	Components []ComponentUsage `json:"components,omitempty"`
+	// APIServer counts the API server's TokenReviews and SARs during the
+	// iteration (issue 15), when a review counter was given.
+	APIServer *APIServerReviews `json:"apiserver,omitempty"`
 	// Unavailable names what the source did not measure, so that a zero
 	// reads "unknown" rather than "zero": Latency keys ("min", "stddev",
 	// "p75", "p90", "p999", "p9999"), "phases" (or "phases.tls", ...),
