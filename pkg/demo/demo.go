@@ -193,7 +193,7 @@ func runTarget(ctx context.Context, o Options, p *plan.Plan, t plan.Target) (*ru
 	fmt.Fprintf(o.Log, "==> %s: %d iterations x %d requests at concurrency %d\n",
 		t.Name, o.Iterations, o.Requests, o.Concurrency)
 	r, err := runner.Run(ctx, runner.Options{Plan: &one, Out: o.Out, Version: o.Version,
-		Log: o.Log, Monitor: obs.Monitor, Lab: obs.Lab, CommandLine: []string{"authbench", "demo"}})
+		Log: o.Log, Monitor: obs.Monitor, Reviews: obs.Reviews, Lab: obs.Lab, CommandLine: []string{"authbench", "demo"}})
 	if err != nil && !errors.Is(err, runner.ErrInterrupted) {
 		return r, fmt.Errorf("benchmarking %s: %w", t.Name, err)
 	}
