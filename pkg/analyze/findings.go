@@ -67,5 +67,6 @@ func Diagnose(run *results.Run, tl *results.Timeline) []results.Finding {
 		out = append(out, instabilityFindings(name, rs)...)
 		out = append(out, sendLagFindings(name, rs)...)
 	}
+	out = append(out, APIServerFindings(run)...)
 	return append(out, observationFindings(run)...)
 }

@@ -61,10 +61,10 @@ func sendLagFindings(name string, rs []results.Result) []results.Finding {
 	var worst *results.Result
 	for i := range rs {
 		r := &rs[i]
-		if r.SendLag == nil || r.Latency.P99 <= 0 || r.SendLag.P99 <= SendLagShare*r.Latency.P99 {
+		if r.SendLag == nil || r.Latency.P99 <= 0 || r.SendLag.P99Ms <= SendLagShare*r.Latency.P99 {
 			continue
 		}
-		if worst == nil || r.SendLag.P99/r.Latency.P99 > worst.SendLag.P99/worst.Latency.P99 {
+		if worst == nil || r.SendLag.P99Ms/r.Latency.P99 > worst.SendLag.P99Ms/worst.Latency.P99 {
 			worst = r
 		}
 	}
@@ -74,7 +74,7 @@ func sendLagFindings(name string, rs []results.Result) []results.Finding {
 	l := worst.SendLag
 	return []results.Finding{{Kind: KindSendLag, Severity: SeverityWarning, Target: name,
 		Evidence: fmt.Sprintf("Iteration %d sent requests late: send lag P50 %.2f ms, P99 %.2f ms, max %.2f ms, against a P99 latency of %.2f ms.",
-			worst.Iteration, l.P50, l.P99, l.Max, worst.Latency.P99),
+			worst.Iteration, l.P50Ms, l.P99Ms, l.MaxMs, worst.Latency.P99),
 		Advice: "The load generator could not keep the schedule (busy host or too few workers): latency counted from the schedule includes that lag. Raise -c, lower the rate, or run the generator on its own cores.",
-		Values: results.Values{"send_lag_p99_ms": l.P99, "latency_p99_ms": worst.Latency.P99}}}
+		Values: results.Values{"send_lag_p99_ms": l.P99Ms, "latency_p99_ms": worst.Latency.P99}}}
 }

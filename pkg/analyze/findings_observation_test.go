@@ -34,7 +34,7 @@ func TestSendLagFinding(t *testing.T) {
 	res := func(lagP99, latP99 float64) results.Result {
 		r := results.Result{Target: "t", Iteration: 1, Requests: 100, Successes: 100}
 		r.Latency.P99 = latP99
-		r.SendLag = &results.SendLag{P50: lagP99 / 2, P99: lagP99, Max: lagP99 * 2}
+		r.SendLag = &results.Lag{P50Ms: lagP99 / 2, P99Ms: lagP99, MaxMs: lagP99 * 2}
 		return r
 	}
 	tests := []struct {

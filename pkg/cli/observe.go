@@ -7,13 +7,13 @@ import (
 )
 
 // observe attaches resource sampling to a run (runner.Observe): authbench
-// itself, the plan's components, and the lab --observe-lab or the plan
+// itself, the plan's components, and the lab --lab-dir or the plan
 // names, else the default lab when it is running and the plan points at it.
 func (o *runOptions) observe(ctx context.Context, ro *runner.Options) error {
 	obs, err := runner.Observe(ctx, ro.Plan, runner.ObserveOptions{LabDir: o.labDir})
 	if err != nil {
 		return err
 	}
-	ro.Monitor, ro.Lab, ro.Unobserved = obs.Monitor, obs.Lab, obs.Unobserved
+	ro.Monitor, ro.Lab, ro.Unobserved, ro.Reviews = obs.Monitor, obs.Lab, obs.Unobserved, obs.Reviews
 	return nil
 }

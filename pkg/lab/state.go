@@ -58,6 +58,9 @@ type State struct {
 	// CACert is the lab CA every TLS listener's certificate chains to.
 	CACert string   `json:"ca_cert"`
 	Notes  []string `json:"notes,omitempty"`
+	// TokenPool describes the pool of static tokens, when the lab issued
+	// one (--token-pool).
+	TokenPool *TokenPool `json:"token_pool,omitempty"`
 }
 
 // ComponentInfo is one process of the lab, as the sampler and reports need it.

@@ -141,7 +141,7 @@ func (s *summaryWriter) sendLag(rs []results.Result) {
 	for _, r := range rs {
 		if l := r.SendLag; l != nil {
 			lines = append(lines, fmt.Sprintf("iteration %d: P50 %s, P99 %s, max %s", r.Iteration,
-				fmtLatency(l.P50), fmtLatency(l.P99), fmtLatency(l.Max)))
+				fmtLatency(l.P50Ms), fmtLatency(l.P99Ms), fmtLatency(l.MaxMs)))
 		}
 	}
 	if len(lines) == 0 {

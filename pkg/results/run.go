@@ -88,13 +88,6 @@ type TargetFingerprint struct {
 	Error string `json:"error,omitempty"`
 }
 
-// SendLag is the distribution of actual minus intended send time, in ms.
-type SendLag struct {
-	P50 float64 `json:"p50"`
-	P99 float64 `json:"p99"`
-	Max float64 `json:"max"`
-}
-
 // Result is one target x iteration.
 type Result struct {
 	Target    string     `json:"target"`
@@ -119,9 +112,9 @@ type Result struct {
 	TargetRPS          float64  `json:"target_rps,omitempty"`
 	AchievedRPS        *float64 `json:"achieved_rps,omitempty"`
 	LateSends          *int64   `json:"late_sends,omitempty"`
-	// SendLag is the generator's own noise floor in the open model: how
-	// long after its intended time each request was actually sent.
-	SendLag *SendLag `json:"send_lag_ms,omitempty"`
+	// SendLag is how late the open loop sent its requests (actual minus
+	// intended send time), when the engine measures it. Nil otherwise.
+	SendLag *Lag `json:"send_lag,omitempty"`
 	// Unsent counts requests of a timed open-loop iteration that were due
 	// before its end but never sent because every connection was busy.
 	Unsent *int64 `json:"unsent,omitempty"`
@@ -139,6 +132,9 @@ type Result struct {
 	// Pods, when the load came from pods (run --pods), is the per-pod
 	// table and coverage. Default nil: load from this process.
 	Pods *PodExecution `json:"pods,omitempty"`
+	// APIServer counts the API server's TokenReviews and SARs during the
+	// iteration (issue 15), when a review counter was given.
+	APIServer *APIServerReviews `json:"apiserver,omitempty"`
 	// Unavailable names what the source did not measure, so that a zero
 	// reads "unknown" rather than "zero": Latency keys ("min", "stddev",
 	// "p75", "p90", "p999", "p9999"), "phases" (or "phases.tls", ...),

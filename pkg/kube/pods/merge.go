@@ -244,16 +244,16 @@ func mergeEncoded(into *hdr.Histogram, enc string) *hdr.Histogram {
 
 // sendLag reads the merged send lag (µs) as the engine does, clamped to
 // the largest lag a pod measured.
-func sendLag(h *hdr.Histogram, rs []results.Result) *results.SendLag {
+func sendLag(h *hdr.Histogram, rs []results.Result) *results.Lag {
 	if h == nil || h.TotalCount() == 0 {
 		return nil
 	}
 	var hi float64
 	for _, r := range rs {
 		if r.SendLag != nil {
-			hi = math.Max(hi, r.SendLag.Max)
+			hi = math.Max(hi, r.SendLag.MaxMs)
 		}
 	}
-	return &results.SendLag{P50: math.Min(float64(h.ValueAtQuantile(50))/1e3, hi),
-		P99: math.Min(float64(h.ValueAtQuantile(99))/1e3, hi), Max: hi}
+	return &results.Lag{P50Ms: math.Min(float64(h.ValueAtQuantile(50))/1e3, hi),
+		P99Ms: math.Min(float64(h.ValueAtQuantile(99))/1e3, hi), MaxMs: hi}
 }
