@@ -49,6 +49,8 @@ type PodStat struct {
 	Reason   string `json:"reason,omitempty"`
 	Requests int64  `json:"requests"`
 	Errors   int64  `json:"errors"`
+	// Unsent counts the pod's open-loop slots due but never sent.
+	Unsent int64 `json:"unsent,omitempty"`
 	// StartSkewMs is the pod's actual start minus the common start, by
 	// its own clock, in ms (its schedule offset removed in the open model).
 	StartSkewMs float64 `json:"start_skew_ms"`

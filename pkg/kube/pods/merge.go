@@ -96,6 +96,7 @@ func (e *Executor) podRow(i int, p Phase, pp *podPhase, aborted bool) (results.P
 	if ok {
 		r := pp.end.Result
 		st.State, st.Reason, st.Requests, st.Errors = results.PodCompleted, "", r.Requests, r.Requests-r.Successes
+		st.Unsent = pp.end.Unsent
 		st.Seconds, start = r.DurationS, r.Start
 		if c := pp.end.CPU; c != nil {
 			st.CPUSeconds, st.CPULimit, st.Periods, st.ThrottledPeriods = c.Seconds, c.Limit, c.Periods, c.ThrottledPeriods
