@@ -6,10 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"net/http"
 	"os"
-	"runtime"
 	"sync"
 	"time"
 
@@ -44,7 +42,6 @@ type agent struct {
 // until told to exit. index is the pod's completion index.
 func RunAgent(ctx context.Context, configPath string, index int, out io.Writer) error {
 	a := &agent{index: index, enc: json.NewEncoder(out)}
-	sizeProcs()
 	if err := a.prepare(ctx, configPath); err != nil {
 		a.emit(Line{Kind: KindError, Message: redact.Text(err.Error())})
 		return err
@@ -195,13 +192,4 @@ func (a *agent) read(ctx context.Context) (Phase, time.Time, error) {
 	}
 	err = json.Unmarshal([]byte(cm.Data[keyPhase]), &ph)
 	return ph, beat, err
-}
-
-// sizeProcs runs one P per core of the pod's CPU limit (rounded up). Go's
-// own default keeps at least two, which on a one-core generator means two
-// threads taking turns on its quota.
-func sizeProcs() {
-	if s, err := ownCPU(); err == nil && s.CPULimit > 0 {
-		runtime.GOMAXPROCS(max(1, int(math.Ceil(s.CPULimit))))
-	}
 }
