@@ -7,8 +7,9 @@ import (
 // Bottleneck is the component that saturated first along the curve: the
 // first, by offered rate, to run into its CPU limit (analyze.LimitUse of
 // it) or be throttled (analyze.ThrottleRatio of its periods). When none
-// did, it is the busiest component at the first failing rate, with
-// Saturated false: CPU alone cannot tell an unlimited component's ceiling.
+// did, it is the busiest component (the load generator aside) at the first
+// failing rate, with Saturated false: CPU alone cannot tell an unlimited
+// component's ceiling.
 type Bottleneck struct {
 	Component string  `json:"component"`
 	Role      string  `json:"role,omitempty"`
@@ -56,6 +57,9 @@ func bottleneck(c []Point, firstFail float64) *Bottleneck {
 	}
 	var best *Bottleneck
 	for _, k := range at.Components {
+		if k.Role == analyze.RoleLoadGenerator {
+			continue // the generator's own shortage is the generator-bound finding's
+		}
 		if best == nil || k.CPU > best.CPU {
 			best = &Bottleneck{Component: k.Name, Role: k.Role, Rate: at.Offered, CPU: k.CPU, Limit: k.Limit, Throttled: k.Throttled}
 		}

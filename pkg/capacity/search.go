@@ -245,3 +245,10 @@ func bounds(steps []Step) (lo, hi float64) {
 	}
 	return lo, hi
 }
+
+// DefaultStep is how long a step's load lasts unless the caller says.
+const DefaultStep = 2 * time.Second
+
+// File is the name of the search results in a capacity run's directory:
+// a JSON array of Result, one per target.
+const File = "capacity.json"
