@@ -77,7 +77,11 @@ func detailLines(r *Result) []string {
 			"so this capacity is the host's, shared with the load generator, not the target's alone",
 			num(h.CPU), h.CPUs, h.Share*100, num(h.Rate)))
 	}
-	out = append(out, fmt.Sprintf("search: %d steps in %.0f s; %s", len(r.Steps), r.ElapsedS, stopText(r)))
+	steps := "steps"
+	if len(r.Steps) == 1 {
+		steps = "step"
+	}
+	out = append(out, fmt.Sprintf("search: %d %s in %.0f s; %s", len(r.Steps), steps, r.ElapsedS, stopText(r)))
 	return out
 }
 
@@ -156,13 +160,13 @@ func stopText(r *Result) string {
 
 func writeSteps(w io.Writer, steps []Step) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "step\tphase\toffered\tachieved\tp50 ms\tp95 ms\tp99 ms\tsuccess\t\t")
+	fmt.Fprintln(tw, "step\tphase\toffered\tachieved\tp50 ms\tp95 ms\tp99 ms\tsuccess\t verdict")
 	for _, st := range steps {
 		verdict := "ok"
 		if !st.Pass {
 			verdict = missedText(st.Missed)
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s%%\t\t%s\n", st.N, st.Phase, num(st.Offered), num(st.Achieved),
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s%%\t %s\n", st.N, st.Phase, num(st.Offered), num(st.Achieved),
 			num(st.P50), num(st.P95), num(st.P99), num(st.SuccessRate*100), verdict)
 	}
 	return tw.Flush()

@@ -13,6 +13,7 @@ package capacity
 import (
 	"context"
 
+	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/results"
 )
 
@@ -25,9 +26,11 @@ type Measure func(ctx context.Context, rate float64) (Point, error)
 type Point struct {
 	// Offered is the rate asked for, in requests per second.
 	Offered float64 `json:"offered_rps"`
-	// Achieved is the send rate the engine held. With its bound on
-	// requests in flight, a target slower than Offered holds it down to
-	// its own pace.
+	// Achieved is the rate the engine sent at: Offered times the share of
+	// the step's scheduled requests it sent, the others having fallen due
+	// while every connection (its bound on requests in flight) was busy.
+	// A target slower than Offered holds it down to its own pace; a late
+	// send still counts, so a stall of the host does not.
 	Achieved float64 `json:"achieved_rps"`
 	// Throughput is completed requests (any outcome) per second.
 	Throughput float64 `json:"throughput_rps"`
@@ -69,8 +72,12 @@ func PointFrom(r results.Result) Point {
 		P50: r.Latency.P50, P95: r.Latency.P95, P99: r.Latency.P99,
 		SuccessRate: r.SuccessRate, Requests: r.Requests,
 	}
-	if r.AchievedRPS != nil {
-		p.Achieved = *r.AchievedRPS
+	switch {
+	case r.Unsent != nil && r.Requests+*r.Unsent > 0:
+		p.Achieved = r.TargetRPS * float64(r.Requests) / float64(r.Requests+*r.Unsent)
+	case r.Model == plan.Open:
+		// Nothing left unsent: the engine kept the schedule.
+		p.Achieved = r.TargetRPS
 	}
 	for _, u := range r.Components {
 		p.Components = append(p.Components, Component{Name: u.Name, Role: u.Role, Source: u.Source,

@@ -69,8 +69,9 @@ type Options struct {
 	Now func() time.Time
 }
 
-// complete applies the defaults and rejects impossible values.
-func (o *Options) complete() error {
+// Complete applies the defaults and rejects impossible values, so that a
+// caller can reject them before preparing any load. Search calls it.
+func (o *Options) Complete() error {
 	if o.Min == 0 {
 		o.Min = DefaultMin
 	}
@@ -121,7 +122,7 @@ type searcher struct {
 // The Result is never nil: an interrupted search (ctx done, returned as
 // its error) or a failing measurement keeps what was measured.
 func Search(ctx context.Context, measure Measure, o Options) (*Result, error) {
-	if err := o.complete(); err != nil {
+	if err := o.Complete(); err != nil {
 		return nil, err
 	}
 	s := &searcher{o: o, measure: measure, start: o.Now()}

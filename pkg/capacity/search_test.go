@@ -104,7 +104,7 @@ func TestSearchFindsKnownCapacity(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			o.complete()
+			o.Complete()
 			checkInterval(t, r, o)
 			if r.Capacity > tt.boundary || r.FirstFail < tt.capacity {
 				t.Errorf("capacity in [%g, %g], want the boundary between %g and %g inside it",
@@ -206,7 +206,7 @@ func TestSearchNoise(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		o.complete()
+		o.Complete()
 		checkInterval(t, r, o)
 		for _, st := range r.Steps {
 			if st.Offered == r.Capacity && !st.Pass {

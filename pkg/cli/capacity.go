@@ -220,7 +220,8 @@ func parseFraction(s string) (float64, error) {
 	pct := strings.HasSuffix(s, "%")
 	v, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
 	if pct {
-		v /= 100
+		// Round off the binary noise of the division: "99.9%" is 0.999.
+		v, _ = strconv.ParseFloat(strconv.FormatFloat(v/100, 'g', 12, 64), 64)
 	}
 	if err != nil || v <= 0 || v > 1 {
 		return 0, fmt.Errorf("want a percentage such as 99.9%% or a fraction in (0, 1], got %q", s)

@@ -65,6 +65,9 @@ func Capacity(ctx context.Context, o CapacityOptions) (*CapacityOutcome, error) 
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
+	if err := o.Search.Complete(); err != nil {
+		return nil, err
+	}
 	e, err := prepare(ctx, o.Options)
 	if err != nil {
 		return nil, err
