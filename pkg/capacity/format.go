@@ -47,9 +47,10 @@ func headline(r *Result) string {
 	case r.Capacity == 0:
 		return "no capacity found"
 	case r.FirstFail == 0:
-		return fmt.Sprintf("capacity at least %s req/s", num(r.Capacity))
+		return fmt.Sprintf("capacity at least %s req/s offered, %s req/s served", num(r.Capacity), num(r.Sustained))
 	}
-	return fmt.Sprintf("capacity %s req/s (the SLO breaks by %s req/s, +%.1f%%)", num(r.Capacity), num(r.FirstFail), r.Width*100)
+	return fmt.Sprintf("capacity %s req/s offered, %s req/s served (the SLO breaks by %s req/s offered, +%.1f%%)",
+		num(r.Capacity), num(r.Sustained), num(r.FirstFail), r.Width*100)
 }
 
 func detailLines(r *Result) []string {
@@ -59,8 +60,8 @@ func detailLines(r *Result) []string {
 			num(r.Capacity), times(r.Spread), num(r.FirstFail), missedText(firstMiss(r)), r.Width*100, r.Precision*100))
 	}
 	if sp := r.Spread; sp != nil && sp.N > 1 {
-		out = append(out, fmt.Sprintf("%d measurements at %s req/s: achieved %s–%s req/s, p99 %s–%s ms",
-			sp.N, num(r.Capacity), num(sp.AchievedMin), num(sp.AchievedMax), num(sp.P99Min), num(sp.P99Max)))
+		out = append(out, fmt.Sprintf("%d measurements at %s req/s: served %s–%s req/s, p99 %s–%s ms",
+			sp.N, num(r.Capacity), num(sp.ThroughputMin), num(sp.ThroughputMax), num(sp.P99Min), num(sp.P99Max)))
 	}
 	if r.ThroughputMet != nil && !*r.ThroughputMet {
 		out = append(out, fmt.Sprintf("✗ below the SLO's throughput minimum of %s req/s", num(r.SLO.Throughput)))

@@ -42,6 +42,12 @@ type Result struct {
 	// width the search aimed for.
 	Width     float64 `json:"relative_width,omitempty"`
 	Precision float64 `json:"precision"`
+	// Sustained is the lowest throughput (completed requests per second)
+	// among the measurements at Capacity: what the target delivered there.
+	// Capacity is an offered rate, and a rate a little above what the
+	// target can serve still passes while its backlog stays small within
+	// a step (by up to 1/Follow); Sustained is then the target's own pace.
+	Sustained float64 `json:"sustained_rps,omitempty"`
 	// Spread is over the measurements at Capacity (nil when 0).
 	Spread *Spread `json:"spread,omitempty"`
 	// ThroughputMet says whether Capacity reaches the SLO's throughput
@@ -70,11 +76,13 @@ type Result struct {
 
 // Spread is the variation over the repeated measurements at one rate.
 type Spread struct {
-	N           int     `json:"n"`
-	AchievedMin float64 `json:"achieved_min_rps"`
-	AchievedMax float64 `json:"achieved_max_rps"`
-	P99Min      float64 `json:"p99_min_ms"`
-	P99Max      float64 `json:"p99_max_ms"`
+	N             int     `json:"n"`
+	AchievedMin   float64 `json:"achieved_min_rps"`
+	AchievedMax   float64 `json:"achieved_max_rps"`
+	ThroughputMin float64 `json:"throughput_min_rps"`
+	ThroughputMax float64 `json:"throughput_max_rps"`
+	P99Min        float64 `json:"p99_min_ms"`
+	P99Max        float64 `json:"p99_max_ms"`
 }
 
 // Knee is the last point of the curve before latency climbs: the point
@@ -97,6 +105,9 @@ func (s *searcher) result() *Result {
 		r.Width = (hi - lo) / lo
 	}
 	r.Spread = spread(s.steps, lo)
+	if r.Spread != nil {
+		r.Sustained = r.Spread.ThroughputMin
+	}
 	if s.o.SLO.Throughput > 0 {
 		met := lo >= s.o.SLO.Throughput
 		r.ThroughputMet = &met
@@ -130,10 +141,12 @@ func spread(steps []Step, rate float64) *Spread {
 			continue
 		}
 		if sp == nil {
-			sp = &Spread{AchievedMin: st.Achieved, AchievedMax: st.Achieved, P99Min: st.P99, P99Max: st.P99}
+			sp = &Spread{AchievedMin: st.Achieved, AchievedMax: st.Achieved, P99Min: st.P99, P99Max: st.P99,
+				ThroughputMin: st.Throughput, ThroughputMax: st.Throughput}
 		}
 		sp.N++
 		sp.AchievedMin, sp.AchievedMax = min(sp.AchievedMin, st.Achieved), max(sp.AchievedMax, st.Achieved)
+		sp.ThroughputMin, sp.ThroughputMax = min(sp.ThroughputMin, st.Throughput), max(sp.ThroughputMax, st.Throughput)
 		sp.P99Min, sp.P99Max = min(sp.P99Min, st.P99), max(sp.P99Max, st.P99)
 	}
 	return sp

@@ -106,6 +106,9 @@ func TestSearchFindsKnownCapacity(t *testing.T) {
 			}
 			o.Complete()
 			checkInterval(t, r, o)
+			if want := min(r.Capacity, tt.capacity); r.Sustained != want {
+				t.Errorf("sustained %g req/s at an offered %g, want the target's %g", r.Sustained, r.Capacity, want)
+			}
 			if r.Capacity > tt.boundary || r.FirstFail < tt.capacity {
 				t.Errorf("capacity in [%g, %g], want the boundary between %g and %g inside it",
 					r.Capacity, r.FirstFail, tt.capacity, tt.boundary)

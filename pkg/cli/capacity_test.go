@@ -27,7 +27,7 @@ func TestCapacityCommand(t *testing.T) {
 		t.Run(output, func(t *testing.T) {
 			t.Parallel()
 			out := filepath.Join(t.TempDir(), "runs")
-			r := mustRun(t, ExitOK, "capacity", srv.URL+"/", "--slo", "p99<400ms,success_rate>=99%",
+			r := mustRun(t, ExitOK, "capacity", srv.URL+"/", "--slo", "p99<1s,success_rate>=99%",
 				"--min", "100", "--budget", "10s", "-z", "2s", "-c", "32", "--out", out, "-o", output)
 			var searches []*capacity.Result
 			if output == "json" {
@@ -35,7 +35,7 @@ func TestCapacityCommand(t *testing.T) {
 					t.Fatalf("-o json: stdout is not the searches' JSON: %v\n%s", err, r.stdout)
 				}
 			} else {
-				for _, w := range []string{"capacity", "under p99<400ms,success_rate>=99%", "step", "ramp", "Results: "} {
+				for _, w := range []string{"capacity", "under p99<1s,success_rate>=99%", "step", "ramp", "Results: "} {
 					if !strings.Contains(r.stdout, w) {
 						t.Errorf("stdout lacks %q:\n%s", w, r.stdout)
 					}
