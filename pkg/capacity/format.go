@@ -93,7 +93,7 @@ func times(sp *Spread) string {
 	if sp.N == 1 {
 		return "once"
 	}
-	return fmt.Sprintf("%d of %d times", sp.N, sp.N)
+	return fmt.Sprintf("%d of %d times", sp.Passed, sp.N)
 }
 
 // firstMiss is what the first failing rate missed, at its first failure.

@@ -32,9 +32,9 @@ type Result struct {
 	Target string   `json:"target,omitempty"`
 	SLO    plan.SLO `json:"slo"`
 	// Capacity is the highest rate, below every failing rate, at which
-	// every measurement met the SLO; 0 when even Options.Min missed it.
+	// most measurements met the SLO; 0 when even Options.Min missed it.
 	Capacity float64 `json:"capacity_rps"`
-	// FirstFail is the lowest rate that missed the SLO: the capacity lies
+	// FirstFail is the lowest rate that mostly missed the SLO: the capacity lies
 	// between Capacity and FirstFail. 0 when no rate failed.
 	FirstFail float64 `json:"first_fail_rps,omitempty"`
 	// Width is (FirstFail − Capacity) / Capacity, the relative uncertainty
@@ -76,7 +76,9 @@ type Result struct {
 
 // Spread is the variation over the repeated measurements at one rate.
 type Spread struct {
+	// N counts the measurements at the rate, Passed those meeting the SLO.
 	N             int     `json:"n"`
+	Passed        int     `json:"passed"`
 	AchievedMin   float64 `json:"achieved_min_rps"`
 	AchievedMax   float64 `json:"achieved_max_rps"`
 	ThroughputMin float64 `json:"throughput_min_rps"`
@@ -145,6 +147,9 @@ func spread(steps []Step, rate float64) *Spread {
 				ThroughputMin: st.Throughput, ThroughputMax: st.Throughput}
 		}
 		sp.N++
+		if st.Pass {
+			sp.Passed++
+		}
 		sp.AchievedMin, sp.AchievedMax = min(sp.AchievedMin, st.Achieved), max(sp.AchievedMax, st.Achieved)
 		sp.ThroughputMin, sp.ThroughputMax = min(sp.ThroughputMin, st.Throughput), max(sp.ThroughputMax, st.Throughput)
 		sp.P99Min, sp.P99Max = min(sp.P99Min, st.P99), max(sp.P99Max, st.P99)

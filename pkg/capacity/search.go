@@ -58,9 +58,10 @@ type Options struct {
 	// Precision is the relative width (first failing rate − capacity) /
 	// capacity at which the bisection stops. Default DefaultPrecision.
 	Precision float64
-	// Repeats is how many measurements a rate needs, all meeting the SLO,
-	// to count as passing in the bisection; the ramp measures each rate
-	// once. Default DefaultRepeats.
+	// Repeats is how many measurements may be taken at a rate in the
+	// bisection: a rate is measured until a majority of Repeats agree
+	// (2 of 3), so that one stall of a busy host decides nothing. In the
+	// ramp a first pass suffices. Default DefaultRepeats.
 	Repeats int
 	// HostCPUs is the number of CPUs of the host the local components
 	// share. Default runtime.NumCPU().
@@ -138,14 +139,14 @@ func Search(ctx context.Context, measure Measure, o Options) (*Result, error) {
 
 // run ramps while nothing failed, then bisects between the highest
 // passing rate and the lowest failing one, confirming the passing bound
-// with repeats once the interval is narrow.
+// by a majority of repeats once the interval is narrow.
 func (s *searcher) run(ctx context.Context) error {
 	for {
 		lo, hi := bounds(s.steps)
 		var err error
 		switch {
 		case len(s.steps) == 0:
-			_, err = s.step(ctx, s.o.Min, PhaseRamp)
+			_, err = s.decide(ctx, s.o.Min, PhaseRamp, true)
 		case lo == 0:
 			s.stop = StopBelowMin
 			return errStopped
@@ -154,10 +155,10 @@ func (s *searcher) run(ctx context.Context) error {
 			if s.o.Max > 0 {
 				next = min(next, s.o.Max)
 			}
-			_, err = s.step(ctx, next, PhaseRamp)
+			_, err = s.decide(ctx, next, PhaseRamp, true)
 		case hi == 0 || hi-lo <= s.o.Precision*lo:
 			var ok bool
-			if ok, err = s.trial(ctx, lo, PhaseConfirm); err == nil && ok {
+			if ok, err = s.decide(ctx, lo, PhaseConfirm, false); err == nil && ok {
 				s.stop = StopPrecision
 				if hi == 0 {
 					s.stop = StopMax
@@ -165,7 +166,7 @@ func (s *searcher) run(ctx context.Context) error {
 				return errStopped
 			}
 		default:
-			_, err = s.trial(ctx, (lo+hi)/2, PhaseBisect)
+			_, err = s.decide(ctx, (lo+hi)/2, PhaseBisect, false)
 		}
 		if err != nil {
 			return err
@@ -173,26 +174,36 @@ func (s *searcher) run(ctx context.Context) error {
 	}
 }
 
-// trial measures rate until it has Repeats passing measurements, or one
-// fails; earlier measurements at the same rate count.
-func (s *searcher) trial(ctx context.Context, rate float64, phase string) (bool, error) {
-	n := 0
-	for _, st := range s.steps {
-		if st.Offered != rate {
-			continue
-		}
-		if !st.Pass {
+// decide measures rate until a majority of Repeats measurements there
+// agree, earlier ones included; quick accepts a first pass (the ramp).
+func (s *searcher) decide(ctx context.Context, rate float64, phase string, quick bool) (bool, error) {
+	need := s.o.Repeats/2 + 1
+	for {
+		pass, fail := tally(s.steps, rate)
+		switch {
+		case quick && pass > 0 && fail == 0, pass >= need:
+			return true, nil
+		case fail >= need:
 			return false, nil
 		}
-		n++
-	}
-	for ; n < s.o.Repeats; n++ {
-		ok, err := s.step(ctx, rate, phase)
-		if err != nil || !ok {
+		if _, err := s.step(ctx, rate, phase); err != nil {
 			return false, err
 		}
 	}
-	return true, nil
+}
+
+// tally counts the passing and failing measurements at rate.
+func tally(steps []Step, rate float64) (pass, fail int) {
+	for _, st := range steps {
+		switch {
+		case st.Offered != rate:
+		case st.Pass:
+			pass++
+		default:
+			fail++
+		}
+	}
+	return pass, fail
 }
 
 // step measures one rate, unless ctx is done or the step would overrun
@@ -224,24 +235,23 @@ func (s *searcher) step(ctx context.Context, rate float64, phase string) (bool, 
 	return len(missed) == 0, nil
 }
 
-// bounds reads the search's state from its steps: hi is the lowest rate
-// that ever failed (0: none), lo the highest rate below it that never
-// failed (0: none). A noisy pass above a failure is not trusted.
+// bounds reads the search's state from its steps: a rate fails when at
+// least as many of its measurements failed as passed (a tie, left by the
+// budget, counts as failing); hi is the lowest failing rate (0: none), lo
+// the highest passing rate below it (0: none). A pass above a failure is
+// not trusted.
 func bounds(steps []Step) (lo, hi float64) {
+	passed := map[float64]bool{}
 	for _, st := range steps {
-		if !st.Pass && (hi == 0 || st.Offered < hi) {
+		pass, fail := tally(steps, st.Offered)
+		passed[st.Offered] = pass > fail
+		if pass <= fail && (hi == 0 || st.Offered < hi) {
 			hi = st.Offered
 		}
 	}
-	failed := map[float64]bool{}
-	for _, st := range steps {
-		if !st.Pass {
-			failed[st.Offered] = true
-		}
-	}
-	for _, st := range steps {
-		if st.Pass && !failed[st.Offered] && (hi == 0 || st.Offered < hi) && st.Offered > lo {
-			lo = st.Offered
+	for rate, ok := range passed {
+		if ok && (hi == 0 || rate < hi) && rate > lo {
+			lo = rate
 		}
 	}
 	return lo, hi

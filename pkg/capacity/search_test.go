@@ -65,7 +65,8 @@ func (s *sim) options(slo plan.SLO) Options {
 var p99Under50 = plan.SLO{P99: plan.Duration(50 * time.Millisecond), SuccessRate: 0.999}
 
 // checkInterval asserts the search's own statement: capacity below the
-// first failing rate, narrower than the precision, confirmed by repeats.
+// first failing rate, narrower than the precision, confirmed by a majority
+// of repeats.
 func checkInterval(t *testing.T, r *Result, o Options) {
 	t.Helper()
 	if r.Capacity <= 0 || r.FirstFail <= r.Capacity {
@@ -74,8 +75,8 @@ func checkInterval(t *testing.T, r *Result, o Options) {
 	if r.Stop != StopPrecision || r.Width > o.Precision+1e-9 {
 		t.Errorf("stop %q width %g, want %q within %g", r.Stop, r.Width, StopPrecision, o.Precision)
 	}
-	if r.Spread == nil || r.Spread.N != o.Repeats {
-		t.Errorf("spread %+v, want %d measurements at the capacity", r.Spread, o.Repeats)
+	if r.Spread == nil || r.Spread.Passed < o.Repeats/2+1 || r.Spread.N > o.Repeats {
+		t.Errorf("spread %+v, want a majority of %d measurements passing at the capacity", r.Spread, o.Repeats)
 	}
 }
 
@@ -128,7 +129,9 @@ func TestSearchRampDoublesThenBisects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []float64{10, 20, 40, 80, 160, 320, 640, 1280}
+	// One passing measurement per ramp rate; the first failing rate is
+	// measured again, as it takes a majority (2 of 3) to fail it.
+	want := []float64{10, 20, 40, 80, 160, 320, 640, 1280, 1280}
 	for i, w := range want {
 		if r.Steps[i].Offered != w || r.Steps[i].Phase != PhaseRamp {
 			t.Fatalf("step %d: %s at %g, want ramp at %g", i+1, r.Steps[i].Phase, r.Steps[i].Offered, w)
@@ -156,12 +159,12 @@ func TestSearchStops(t *testing.T) {
 		check    func(*testing.T, *Result, *sim)
 	}{
 		{"min already fails", 5, nil, StopBelowMin, func(t *testing.T, r *Result, s *sim) {
-			if r.Capacity != 0 || r.FirstFail != 10 || len(r.Steps) != 1 {
+			if r.Capacity != 0 || r.FirstFail != 10 || len(r.Steps) != 2 {
 				t.Errorf("capacity %g first fail %g after %d steps", r.Capacity, r.FirstFail, len(r.Steps))
 			}
 		}},
 		{"max met", 1e6, func(o *Options) { o.Max = 1000 }, StopMax, func(t *testing.T, r *Result, s *sim) {
-			if r.Capacity != 1000 || r.FirstFail != 0 || r.Spread.N != DefaultRepeats {
+			if r.Capacity != 1000 || r.FirstFail != 0 || r.Spread.Passed != DefaultRepeats/2+1 {
 				t.Errorf("capacity %g first fail %g spread %+v", r.Capacity, r.FirstFail, r.Spread)
 			}
 		}},
@@ -196,12 +199,16 @@ func TestSearchStops(t *testing.T) {
 	}
 }
 
-// TestSearchNoise: a failure by noise at a rate well below capacity lowers
-// the upper bound; the search then works below it and its statement
-// stays consistent: nothing at or above FirstFail counts, nothing at
-// Capacity failed.
+// TestSearchNoise: one measurement missing the SLO by noise, wherever it
+// falls, is outvoted by the repeats: the search states what it states
+// without it.
 func TestSearchNoise(t *testing.T) {
-	for _, call := range []int{7, 9, 10, 12} {
+	quiet := newSim(800)
+	want, err := Search(context.Background(), quiet.measure, quiet.options(p99Under50))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for call := 1; call <= quiet.calls; call++ {
 		s := newSim(800)
 		s.fail = map[int]bool{call: true}
 		o := s.options(p99Under50)
@@ -211,13 +218,9 @@ func TestSearchNoise(t *testing.T) {
 		}
 		o.Complete()
 		checkInterval(t, r, o)
-		for _, st := range r.Steps {
-			if st.Offered == r.Capacity && !st.Pass {
-				t.Errorf("noise at call %d: the capacity %g has a failed step", call, r.Capacity)
-			}
-		}
-		if r.Capacity > 800*1.022 {
-			t.Errorf("noise at call %d: capacity %g above the boundary", call, r.Capacity)
+		if r.Capacity != want.Capacity || r.FirstFail != want.FirstFail {
+			t.Errorf("noise at call %d: [%g, %g], want [%g, %g] as without it",
+				call, r.Capacity, r.FirstFail, want.Capacity, want.FirstFail)
 		}
 	}
 }
