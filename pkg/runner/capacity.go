@@ -214,15 +214,21 @@ func (e *execution) finishCapacity(searches []*capacity.Result, interrupted bool
 	return out, WriteRun(e.dir, e.o.Out, run, e.tl, e.o.Log)
 }
 
-// atCapacity keeps each target's steps at the capacity its search found.
+// atCapacity keeps each target's passing steps at the capacity its
+// search found (a result's Iteration is its step's number).
 func atCapacity(rs []results.Result, searches []*capacity.Result) []results.Result {
-	found := map[string]float64{}
+	keep := map[string]map[int]bool{}
 	for _, s := range searches {
-		found[s.Target] = s.Capacity
+		keep[s.Target] = map[int]bool{}
+		for _, st := range s.Steps {
+			if st.Pass && s.Capacity > 0 && st.Offered == s.Capacity {
+				keep[s.Target][st.N] = true
+			}
+		}
 	}
 	var out []results.Result
 	for _, r := range rs {
-		if c, ok := found[r.Target]; ok && c > 0 && r.TargetRPS == c {
+		if keep[r.Target][r.Iteration] {
 			out = append(out, r)
 		}
 	}
