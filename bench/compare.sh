@@ -1,58 +1,102 @@
 #!/usr/bin/env bash
-# compare.sh: authbench, hey and wrk against the same http-echo, in one run,
-# interleaved so that a noisy machine hits each tool alike. For each tool it
-# prints requests/s and client CPU seconds per 100k requests, then the ratios.
-# The client and the server share this machine's cores, so CPU per request is
-# the fairer figure; req/s is what users compare.
+# compare.sh (make bench): the engine beside hey, wrk, oha and vegeta against
+# one http-echo on 127.0.0.1, the tools interleaved round by round so that a
+# noisy, shared machine hits each alike.
 #
-#   bench/compare.sh [SECONDS] [CONCURRENCY] [ROUNDS]      (make bench)
+#   closed loop: authbench (bench/load_attack), hey, wrk -t2, oha, each for
+#                SECS at -c C: median req/s, client CPU per request (the
+#                process's user+system rusage over its requests), p50/p90/p99
+#                and the ratios to the faster of wrk and oha.
+#   open loop:   authbench vs vegeta on a grid of rates and connection counts,
+#                uncorrected latency (from the actual send) p50/p90/p99 and
+#                the issue-9 criterion: each within 1.5 x vegeta's + 0.15 ms.
+#
+#   bench/compare.sh [SECS] [C] [ROUNDS] [OPEN_SECS]
+#   BENCH_ONLY=closed|open restricts to one half; BENCH_GRID overrides the
+#   open grid ("rate/conns ...").
+#
+# Peers are installed when missing: hey and wrk from Debian, oha 1.16.0 with
+# cargo, vegeta v12.12.0 through a wrapper module; all cached under
+# ~/.cache/authbench/tools/NAME-VERSION. Compare ratios, not absolute figures.
 set -euo pipefail
-SECS=${1:-10}
+SECS=${1:-5}
 C=${2:-50}
-ROUNDS=${3:-2}
+ROUNDS=${3:-3}
+OPEN_SECS=${4:-3}
+GRID=${BENCH_GRID:-"100/1 1000/10 2000/50 5000/50 10000/100 20000/200"}
+ONLY=${BENCH_ONLY:-}
 cd "$(dirname "$0")/.."
-make -s build
-bin/authbench lab install --only apt,http-echo >&2
-ECHO=$(ls "${AUTHBENCH_CACHE:-$HOME/.cache/authbench}"/tools/http-echo-v1.0.0/bin/http-echo)
+ROOT=$PWD
+TOOLS="${AUTHBENCH_CACHE:-$HOME/.cache/authbench}/tools"
+OHA="$TOOLS/oha-1.16.0/bin/oha"
+VEGETA="$TOOLS/vegeta-v12.12.0/bin/vegeta"
+ECHO="$TOOLS/http-echo-v1.0.0/bin/http-echo"
+
+say() { echo "==> $*" >&2; }
+
+install_peers() {
+  if ! command -v hey >/dev/null || ! command -v wrk >/dev/null; then
+    say "installing hey and wrk (apt-get install -y hey wrk)"
+    apt-get install -y hey wrk >&2
+  fi
+  if [ ! -x "$OHA" ]; then
+    say "building oha 1.16.0 with cargo into $TOOLS/oha-1.16.0 (several minutes on a fresh machine)"
+    cargo install oha --version 1.16.0 --locked --root "$TOOLS/oha-1.16.0" >&2
+  fi
+  if [ ! -x "$VEGETA" ]; then
+    say "building vegeta v12.12.0 through a wrapper module into $TOOLS/vegeta-v12.12.0"
+    local w; w=$(mktemp -d)
+    printf 'module authbench.local/vegeta-wrapper\n\ngo 1.26\n\nrequire github.com/tsenart/vegeta/v12 v12.12.0\n' >"$w/go.mod"
+    printf '//go:build tools\n\npackage tools\n\nimport _ "github.com/tsenart/vegeta/v12"\n' >"$w/tools.go"
+    (cd "$w" && GOFLAGS=-mod=mod go build -trimpath -ldflags "-X main.Version=v12.12.0" \
+      -o "$VEGETA" github.com/tsenart/vegeta/v12) >&2
+    rm -rf "$w"
+  fi
+  if [ ! -x "$ECHO" ]; then
+    say "installing http-echo (authbench lab install --only http-echo)"
+    make -s build && bin/authbench lab install --only http-echo >&2
+  fi
+}
+
+install_peers
+OUT=$(mktemp -d)
+LA="$OUT/load_attack"
+go build -o "$LA" ./bench/load_attack
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 "$ECHO" -listen "127.0.0.1:$PORT" -text hello >/dev/null 2>&1 &
 ECHO_PID=$!
-OUT=$(mktemp -d)
-trap 'kill $ECHO_PID 2>/dev/null; rm -rf "$OUT"' EXIT
+trap 'kill $ECHO_PID 2>/dev/null; wait $ECHO_PID 2>/dev/null || true; rm -rf "$OUT"' EXIT
 URL="http://127.0.0.1:$PORT/"
 for _ in $(seq 50); do curl -fsS -o /dev/null "$URL" 2>/dev/null && break; sleep 0.1; done
 
-TIMEFORMAT='CPU %U %S'
-measure() { # name, then the command; appends "name requests cpu" to $OUT/rows
-  local name=$1; shift
-  local log="$OUT/$name.log"
-  { time "$@" >"$log" 2>&1; } 2>"$OUT/time"
-  local cpu reqs
-  cpu=$(awk '/^CPU/ { print $2 + $3 }' "$OUT/time")
-  case $name in
-    hey) reqs=$(awk '/responses$/ { n += $2 } END { print n + 0 }' "$log") ;;
-    wrk) reqs=$(awk '/requests in/ { print $1 }' "$log") ;;
-    authbench) reqs=$(awk -F'[ \t]+' '/^  Requests:/ { print $3 }' "$log") ;;
-  esac
-  echo "$name ${reqs:-0} $cpu" >>"$OUT/rows"
+# run NAME MODE RATE CONNS ROUND -- command: runs it under /usr/bin/time and
+# appends "name mode rate conns round cpu-seconds logfile" to $OUT/runs.
+run() {
+  local name=$1 mode=$2 rate=$3 conns=$4 round=$5; shift 6
+  local log="$OUT/$name-$mode-$rate-$conns-$round.log"
+  /usr/bin/time -f "RUSAGE %U %S" -o "$log.time" "$@" >"$log" 2>"$log.err" || true
+  echo "$name $mode $rate $conns $round $(awk '/^RUSAGE/ { print $2 + $3 }' "$log.time") $log" >>"$OUT/runs"
 }
 
-echo "target: http-echo v1.0.0 at $URL; ${SECS}s per tool, -c $C, $ROUNDS rounds, $(nproc) CPUs shared by client and server"
-for _ in $(seq "$ROUNDS"); do
-  measure authbench bin/authbench run -z "${SECS}s" -c "$C" --out "$OUT/runs" "$URL"
-  command -v hey >/dev/null && measure hey hey -z "${SECS}s" -c "$C" "$URL"
-  command -v wrk >/dev/null && measure wrk wrk -t2 -c"$C" -d"${SECS}s" "$URL"
-done
-
-awk -v secs="$SECS" '
-  { req[$1] += $2; cpu[$1] += $3; n[$1]++ }
-  END {
-    printf "\n%-10s %12s %22s\n", "tool", "req/s", "CPU s per 100k req"
-    for (t in req) {
-      rps[t] = req[t] / (n[t] * secs); cp[t] = (req[t] > 0 ? 1e5 * cpu[t] / req[t] : 0)
-      printf "%-10s %12.0f %22.2f\n", t, rps[t], cp[t]
-    }
-    printf "\nratios (req/s; CPU per request)\n"
-    if ("hey" in rps) printf "  authbench / hey: %.2fx req/s, %.2fx CPU per request\n", rps["authbench"] / rps["hey"], cp["authbench"] / cp["hey"]
-    if ("wrk" in rps) printf "  authbench / wrk: %.2fx req/s, %.2fx CPU per request\n", rps["authbench"] / rps["wrk"], cp["authbench"] / cp["wrk"]
-  }' "$OUT/rows"
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) CPUs shared by client and server; target http-echo v1.0.0 at $URL"
+if [ "$ONLY" != open ]; then
+  say "closed loop: ${SECS}s per tool, -c $C, $ROUNDS rounds"
+  for r in $(seq "$ROUNDS"); do
+    run authbench closed 0 "$C" "$r" -- "$LA" -json -url "$URL" -z "${SECS}s" -c "$C"
+    run hey closed 0 "$C" "$r" -- hey -z "${SECS}s" -c "$C" "$URL"
+    run wrk closed 0 "$C" "$r" -- wrk -t2 -c"$C" -d"${SECS}s" --latency "$URL"
+    run oha closed 0 "$C" "$r" -- "$OHA" --no-tui --output-format json -z "${SECS}s" -c "$C" "$URL"
+  done
+fi
+if [ "$ONLY" != closed ]; then
+  say "open loop: ${OPEN_SECS}s per tool and point, $ROUNDS rounds, grid $GRID"
+  for r in $(seq "$ROUNDS"); do
+    for p in $GRID; do
+      rate=${p%/*} conns=${p#*/}
+      run authbench open "$rate" "$conns" "$r" -- "$LA" -json -url "$URL" -z "${OPEN_SECS}s" -c "$conns" -q "$rate"
+      run vegeta open "$rate" "$conns" "$r" -- bash -c "echo 'GET $URL' | '$VEGETA' attack -rate $rate -duration ${OPEN_SECS}s -connections $conns -workers $conns -max-workers $conns -keepalive=true | '$VEGETA' report -type json"
+    done
+  done
+fi
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+python3 "$ROOT/bench/summarize.py" "$OUT/runs"

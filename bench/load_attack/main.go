@@ -12,6 +12,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"net"
@@ -19,6 +20,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -36,6 +38,8 @@ func main() {
 		q     = flag.Float64("q", 0, "total rate in req/s (open model)")
 		std   = flag.Bool("std", false, "use net/http instead of the fast HTTP/1.1 client")
 		serve = flag.Bool("serve", false, "run as the hello server (internal)")
+		js    = flag.Bool("json", false, "print the result as JSON (for bench/compare.sh)")
+		prof  = flag.String("cpuprofile", "", "write a CPU profile of the attack to this file")
 	)
 	flag.Parse()
 	if *serve {
@@ -62,10 +66,27 @@ func main() {
 	}
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer cancel()
+	if *prof != "" {
+		f, err := os.Create(*prof)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "cpu profile:", err)
+			os.Exit(1)
+		}
+	}
 	cpu0 := cpuTime()
 	m := a.Attack(ctx, load.Request{URL: *url}, load.Spec{Requests: *n, Concurrency: *c, Duration: *z, Rate: *q})
 	cpu := cpuTime() - cpu0
+	if *prof != "" {
+		pprof.StopCPUProfile()
+	}
 	r := m.Result()
+	if *js {
+		json.NewEncoder(os.Stdout).Encode(r)
+		return
+	}
 	fmt.Printf("requests %d successes %d in %.2fs: %.0f req/s; errors %v %v\n", r.Requests, r.Successes, r.DurationS, r.ThroughputRPS, r.Errors, r.ErrorSamples)
 	fmt.Printf("client cpu %.2fs = %.2f µs/request\n", cpu.Seconds(), float64(cpu.Microseconds())/float64(max(r.Requests, 1)))
 	fmt.Printf("latency ms: p50 %.3f p90 %.3f p99 %.3f p99.9 %.3f max %.3f\n", r.Latency.P50, r.Latency.P90, r.Latency.P99, r.Latency.P999, r.Latency.Max)
@@ -74,6 +95,9 @@ func main() {
 		fmt.Printf("open: target %.0f achieved %.1f req/s (%+.3f%%), late sends %d (%.2f%%), unsent %d\n", r.TargetRPS, *r.AchievedRPS,
 			100*(*r.AchievedRPS-r.TargetRPS)/r.TargetRPS, *r.LateSends, 100*float64(*r.LateSends)/float64(max(r.Requests, 1)), m.Unsent())
 		fmt.Printf("uncorrected ms: p50 %.3f p90 %.3f p99 %.3f max %.3f\n", u.P50, u.P90, u.P99, u.Max)
+		if l := r.SendLag; l != nil {
+			fmt.Printf("send lag ms: p50 %.3f p99 %.3f max %.3f\n", l.P50Ms, l.P99Ms, l.MaxMs)
+		}
 	}
 	fmt.Printf("peak RSS (VmHWM) %s\n", vmHWM())
 }

@@ -60,7 +60,7 @@ load: {requests: 20, concurrency: 2, iterations: 2}
 	}
 	checkGolden(t, "golden/summary-structure.golden", summaryStructure(string(md)))
 
-	again := mustRun(t, ExitOK, "report", dir, "-o", "-")
+	again := mustRun(t, ExitOK, "report", dir, "--output-file", "-")
 	if again.stdout != string(md) {
 		t.Errorf("`authbench report` from run.json differs from the summary.md the run wrote:\n%s", again.stdout)
 	}

@@ -35,10 +35,13 @@ func newHistoryCmd(s streams) *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.out, "out", "runs", "runs directory")
+	addOutDirFlag(cmd, &o.out)
 	f.StringVar(&o.query.Target, "target", "", "only this target")
 	f.StringVar(&o.query.Run, "name", "", "only runs with this name")
+	f.IntVar(&o.query.Limit, "last", 0, "only the most recent N rows")
 	f.IntVar(&o.query.Limit, "limit", 0, "only the most recent N rows")
+	_ = f.MarkHidden("limit")
+	_ = f.MarkDeprecated("limit", "use --last")
 	f.BoolVar(&o.reindex, "reindex", false, "rebuild the index from the run directories first")
 	return cmd
 }

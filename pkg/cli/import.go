@@ -34,7 +34,7 @@ whatever the tool did not print is left empty and named, never invented.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.name, "name", "", "run name (required)")
-	f.StringVar(&o.out, "out", "runs", "runs directory")
+	addOutDirFlag(cmd, &o.out)
 	f.StringVar(&o.date, "date", "", "when the imported runs happened (YYYY-MM-DD or RFC 3339); hey and wrk do not print it")
 	cmd.MarkFlagRequired("name")
 	return cmd

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -29,57 +28,58 @@ sharing etcd, a kube-apiserver (TokenReview, SubjectAccessReview) and Keycloak.`
 	return cmd
 }
 
-func addLabDirFlag(cmd *cobra.Command, dir *string) {
-	cmd.Flags().StringVar(dir, "dir", lab.DefaultDir(), "lab directory (state, logs, certificates, secrets)")
+// addLabSubDirFlag is a lab subcommand's --lab-dir (formerly --dir).
+func addLabSubDirFlag(cmd *cobra.Command, dir *string) {
+	addLabDirFlag(cmd, dir, lab.DefaultDir(), "lab directory (state, logs, certificates, secrets)", "dir")
 }
 
 type labUpOptions struct {
 	dir        string
-	stacks     []string
-	limits     []string
-	ports      []string
+	platform   platformValue
+	stacks     stacksValue
+	limits     limitsValue
+	ports      portsValue
 	lifespan   time.Duration
 	timeout    time.Duration
 	foreground bool
+	tokenPool  int
 }
 
 func newLabUpCmd() *cobra.Command {
-	o := &labUpOptions{}
+	o := &labUpOptions{platform: platformValue{lab.PlatformProcesses}, stacks: stacksValue{stacks: lab.Stacks()}}
 	cmd := &cobra.Command{
 		Use:   "up",
 		Short: "Start the lab and return once every component is ready",
 		Example: `  authbench lab up
   authbench lab up --stack 3x --limit oauth2-proxy=50m
+  authbench lab up --stack 3x-oauth --token-pool 5000
   authbench lab up --limit oauth2-proxy=500m,256Mi --limit http-echo=200m`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(cmd) },
 	}
 	f := cmd.Flags()
-	addLabDirFlag(cmd, &o.dir)
-	f.StringSliceVar(&o.stacks, "stack", []string{"all"}, "stacks to run: 2x, 3x or all")
-	f.StringArrayVar(&o.limits, "limit", nil, "COMPONENT=CPU[,MEM] cgroup limit, e.g. oauth2-proxy=50m or oauth2-proxy=500m,256Mi (repeatable)")
-	f.StringArrayVar(&o.ports, "port", nil, "NAME=PORT to pin a port instead of a free one, e.g. haproxy=8443 (repeatable)")
+	addLabSubDirFlag(cmd, &o.dir)
+	f.Var(&o.platform, "platform", "where the components run: processes on this host, or kube (a single-node Kubernetes)")
+	f.Var(&o.stacks, "stack", "stacks to run: "+strings.Join(lab.Stacks(), ", ")+" or all")
+	f.IntVar(&o.tokenPool, "token-pool", 0, "issue static tokens for N users alice-1..alice-N (bound like alice) into DIR/tokens/pool, sent round-robin by the 2x and 3x-oauth scenario targets")
+	f.Var(&o.limits, "limit", "COMPONENT=CPU[,MEM] cgroup limit, e.g. oauth2-proxy=50m or oauth2-proxy=500m,256Mi (repeatable)")
+	f.Var(&o.ports, "port", "NAME=PORT to pin a port instead of a free one, e.g. haproxy=8443 (repeatable)")
 	f.DurationVar(&o.lifespan, "token-lifespan", lab.DefaultAccessTokenLifespan, "Keycloak access token lifespan")
+	f.DurationVar(&o.timeout, "ready-timeout", lab.DefaultReadyTimeout, "how long the lab may take to become ready")
 	f.DurationVar(&o.timeout, "timeout", lab.DefaultReadyTimeout, "how long the lab may take to become ready")
+	_ = f.MarkHidden("timeout")
+	_ = f.MarkDeprecated("timeout", "use --ready-timeout")
 	f.BoolVar(&o.foreground, "foreground", false, "run the lab in this process until Ctrl-C instead of in the background")
 	return cmd
 }
 
 func (o *labUpOptions) run(cmd *cobra.Command) error {
-	limits, err := lab.ParseLimits(o.limits)
-	if err != nil {
-		return err
-	}
-	ports, err := parsePorts(o.ports)
-	if err != nil {
-		return err
-	}
 	out := cmd.OutOrStdout()
 	t0 := time.Now()
-	st, err := lab.Up(cmd.Context(), lab.UpOptions{
-		Dir: o.dir, Out: out, Foreground: o.foreground,
-		Config: lab.Config{Stacks: o.stacks, Limits: limits, Ports: ports,
-			AccessTokenLifespan: o.lifespan, ReadyTimeout: o.timeout},
+	st, err := lab.Open(o.dir).Up(cmd.Context(), lab.UpOptions{
+		Out: out, Foreground: o.foreground,
+		Config: lab.Config{Platform: o.platform.name, Stacks: o.stacks.stacks, Limits: o.limits.limits,
+			Ports: o.ports.ports, AccessTokenLifespan: o.lifespan, ReadyTimeout: o.timeout, TokenPool: o.tokenPool},
 	})
 	if err != nil || st == nil {
 		return err
@@ -88,33 +88,20 @@ func (o *labUpOptions) run(cmd *cobra.Command) error {
 	return lab.WriteStatus(out, st)
 }
 
-// parsePorts reads NAME=PORT values.
-func parsePorts(values []string) (map[string]int, error) {
-	out := map[string]int{}
-	for _, v := range values {
-		name, p, ok := strings.Cut(v, "=")
-		n, err := strconv.Atoi(strings.TrimSpace(p))
-		if !ok || name == "" || err != nil {
-			return nil, fmt.Errorf("--port %q: want NAME=PORT, e.g. haproxy=8443", v)
-		}
-		out[strings.TrimSpace(name)] = n
-	}
-	return out, nil
-}
-
 func newLabStatusCmd() *cobra.Command {
 	var dir string
 	var asJSON bool
+	format := &formatValue{}
 	cmd := &cobra.Command{
 		Use:   "status",
 		Short: "Show what the lab runs, where, with which version and which component plays which role",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			st, err := lab.Status(dir)
+			st, err := lab.Open(dir).Status()
 			if err != nil {
 				return err
 			}
-			if asJSON {
+			if asJSON || format.value == formatJSON {
 				enc := json.NewEncoder(cmd.OutOrStdout())
 				enc.SetIndent("", "  ")
 				return enc.Encode(st)
@@ -122,8 +109,11 @@ func newLabStatusCmd() *cobra.Command {
 			return lab.WriteStatus(cmd.OutOrStdout(), st)
 		},
 	}
-	addLabDirFlag(cmd, &dir)
+	addLabSubDirFlag(cmd, &dir)
+	addFormatFlag(cmd, format, "json is state.json with live statuses", formatText, formatJSON)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print state.json with live statuses")
+	_ = cmd.Flags().MarkHidden("json")
+	_ = cmd.Flags().MarkDeprecated("json", "use -o json")
 	return cmd
 }
 
@@ -134,10 +124,10 @@ func newLabDownCmd() *cobra.Command {
 		Short: "Stop every lab component, children of children included",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return lab.Down(cmd.Context(), dir, cmd.OutOrStdout())
+			return lab.Open(dir).Down(cmd.Context(), cmd.OutOrStdout())
 		},
 	}
-	addLabDirFlag(cmd, &dir)
+	addLabSubDirFlag(cmd, &dir)
 	return cmd
 }
 
@@ -145,14 +135,14 @@ func newLabScenarioCmd() *cobra.Command {
 	var dir, output string
 	cmd := &cobra.Command{
 		Use:   "scenario",
-		Short: "Print a scenario YAML for the running lab: one target per stack, its layers and token source",
+		Short: "Print a scenario YAML for the running lab: one target per stack, its layers, token source and lab",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			b, err := lab.Scenario(dir)
+			b, err := lab.Open(dir).Scenario()
 			if err != nil {
 				return err
 			}
-			if output != "" {
+			if output != "-" {
 				if err := os.WriteFile(output, b, 0o644); err != nil {
 					return fmt.Errorf("writing scenario: %w", err)
 				}
@@ -162,8 +152,8 @@ func newLabScenarioCmd() *cobra.Command {
 			return err
 		},
 	}
-	addLabDirFlag(cmd, &dir)
-	cmd.Flags().StringVarP(&output, "output", "o", "", "write to this file instead of stdout")
+	addLabSubDirFlag(cmd, &dir)
+	addOutputFileFlag(cmd, &output, "-", "write the scenario to this file (- for stdout)")
 	return cmd
 }
 
@@ -176,9 +166,9 @@ func newLabServeCmd() *cobra.Command {
 		Hidden: true,
 		Args:   cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return lab.Serve(cmd.Context(), dir, cmd.OutOrStdout())
+			return lab.Open(dir).Serve(cmd.Context(), cmd.OutOrStdout())
 		},
 	}
-	addLabDirFlag(cmd, &dir)
+	addLabSubDirFlag(cmd, &dir)
 	return cmd
 }

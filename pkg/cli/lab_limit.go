@@ -26,25 +26,26 @@ the lab stops.`,
   authbench lab limit oauth2-proxy=none`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			limits, err := lab.ParseLimitUpdates(args)
+			limits, err := lab.ParseLimits(args)
 			if err != nil {
 				return err
 			}
-			before, err := lab.Components(dir)
+			l := lab.Open(dir)
+			before, err := l.Components()
 			if err != nil {
 				return err
 			}
-			if err := lab.SetLimits(dir, limits); err != nil {
+			if err := l.SetLimit(limits...); err != nil {
 				return err
 			}
-			after, err := lab.Components(dir)
+			after, err := l.Components()
 			if err != nil {
 				return err
 			}
 			return printLimitChanges(cmd, before, after)
 		},
 	}
-	addLabDirFlag(cmd, &dir)
+	addLabSubDirFlag(cmd, &dir)
 	return cmd
 }
 

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -19,21 +20,23 @@ func init() { register(newLadderCmd) }
 
 // ladderOptions are the flags of `authbench ladder`.
 type ladderOptions struct {
-	stack, labDir, file, target string
-	requests                    int64
-	duration                    time.Duration
-	rate, fraction              float64
-	concurrency, rounds         int
-	closed                      bool
-	probe                       time.Duration
-	extAuthz                    []string
-	gatewayLog, gateway         string
-	output, out, name           string
-	changed                     func(string) bool
+	labDir, file, target string
+	stack                stacksValue
+	requests             int64
+	duration             time.Duration
+	rate, fraction       float64
+	concurrency, rounds  int
+	closed               bool
+	probe                time.Duration
+	extAuthz             []string
+	gatewayLog, gateway  string
+	out, name            string
+	output               formatValue
+	changed              func(string) bool
 }
 
 func newLadderCmd(s streams) *cobra.Command {
-	o := &ladderOptions{}
+	o := &ladderOptions{stack: stacksValue{stacks: []string{lab.Stack3x}, single: true}}
 	cmd := &cobra.Command{
 		Use:   "ladder",
 		Short: "Measure where a stack's latency goes, layer by layer (the ladder)",
@@ -56,8 +59,8 @@ Without -f it runs on a stack of the local lab; with -f on a scenario target's r
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.stack, "stack", lab.Stack3x, "lab stack to measure: 2x or 3x (without -f)")
-	f.StringVar(&o.labDir, "lab-dir", lab.DefaultDir(), "lab directory (without -f)")
+	f.Var(&o.stack, "stack", "lab stack to measure: "+strings.Join(lab.Stacks(), " or ")+" (without -f)")
+	addLabDirFlag(cmd, &o.labDir, lab.DefaultDir(), "lab directory (without -f)")
 	f.StringVarP(&o.file, "file", "f", "", "scenario file whose target lists rungs (for a cluster)")
 	f.StringVar(&o.target, "target", "", "the scenario's target (default: the only one with rungs)")
 	f.Int64VarP(&o.requests, "requests", "n", 0, "requests per rung per round, instead of -z")
@@ -71,26 +74,25 @@ Without -f it runs on a stack of the local lab; with -f on a scenario target's r
 	f.StringSliceVar(&o.extAuthz, "ext-authz", nil, `layers that are ext_authz services ("none": none; default: from the lab, else detected)`)
 	f.StringVar(&o.gatewayLog, "gateway-log", "", "gateway access log with \"authbench-ladder\" lines (ladder.NginxLogFormat, ladder.HAProxyLogFormat), to time the ext_authz hop")
 	f.StringVar(&o.gateway, "gateway", "", "the gateway's layer for --gateway-log (default: the outermost layer)")
-	f.StringVar(&o.output, "output", "text", "stdout format: text or json (json: only the ladder)")
-	f.StringVar(&o.out, "out", "runs", "runs directory")
+	addFormatFlag(cmd, &o.output, "json prints only the ladder", formatText, formatJSON)
+	addOutDirFlag(cmd, &o.out)
 	f.StringVar(&o.name, "name", "", `run name (default "ladder-" + the target's name)`)
 	return cmd
 }
 
 func (o *ladderOptions) run(cmd *cobra.Command, s streams) error {
-	if o.output != "text" && o.output != "json" {
-		return fmt.Errorf("--output must be text or json, got %q", o.output)
-	}
 	lo, p, err := o.options(s)
 	if err != nil {
 		return err
 	}
 	if lo.Stack != "" {
-		if comps, rec, err := runner.LabComponents(o.labDir, p, true); err == nil {
-			if mon, err := runner.NewMonitor(cmd.Context(), &plan.Plan{}, comps); err == nil {
-				lo.Monitor, lo.Lab = mon, rec
-			}
+		// Only the lab's components: the scenario's own observe list
+		// describes its run, not the ladder's rungs.
+		obs, err := runner.Observe(cmd.Context(), &plan.Plan{Targets: p.Targets}, runner.ObserveOptions{LabDir: o.labDir})
+		if err != nil {
+			return err
 		}
+		lo.Monitor, lo.Lab, lo.Reviews = obs.Monitor, obs.Lab, obs.Reviews
 	}
 	out, err := ladder.Run(cmd.Context(), lo)
 	if out == nil || out.Ladder == nil {
@@ -99,7 +101,7 @@ func (o *ladderOptions) run(cmd *cobra.Command, s streams) error {
 	if perr := o.print(s, out); perr != nil {
 		return perr
 	}
-	if errors.Is(err, ladder.ErrInterrupted) {
+	if errors.Is(err, runner.ErrInterrupted) {
 		return &exitError{code: ExitInterrupted, err: fmt.Errorf("%w: %s", err, out.Dir)}
 	}
 	return err
@@ -115,12 +117,15 @@ func (o *ladderOptions) options(s streams) (ladder.Options, *plan.Plan, error) {
 		if p, err = scenario.Load(o.file); err != nil {
 			return lo, nil, err
 		}
+		// The ladder takes its client and concurrency from the plan as it
+		// would run. TODO(orch): goes when the orchestrator carries the plan.
+		p.Complete()
 		t, err := ladder.FindTarget(p, o.target)
 		if err != nil {
 			return lo, nil, fmt.Errorf("%s: %w", o.file, err)
 		}
 		lo = ladder.Options{Target: t, Client: p.Client, Concurrency: p.Load.Concurrency}
-	} else if lo, p, err = ladder.LabOptions(o.labDir, o.stack); err != nil {
+	} else if lo, p, err = ladder.LabOptions(o.labDir, o.stack.stacks[0]); err != nil {
 		return lo, nil, err
 	}
 	lo.Rounds, lo.SlotDuration, lo.SlotRequests = o.rounds, o.duration, o.requests
@@ -152,7 +157,7 @@ func (o *ladderOptions) options(s streams) (ladder.Options, *plan.Plan, error) {
 }
 
 func (o *ladderOptions) print(s streams, out *ladder.Outcome) error {
-	if o.output == "json" {
+	if o.output.value == formatJSON {
 		return ladder.WriteJSON(s.out, out.Ladder)
 	}
 	return report.LadderText(s.out, out.Ladder, out.Dir)

@@ -114,7 +114,7 @@ func TestLadderCommandErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"ladder", "--output", "xml"}, "--output must be text or json"},
+		{[]string{"ladder", "--output", "xml"}, "--output: want text or json"},
 		{[]string{"ladder", "-f", file}, "no target has rungs"},
 		{[]string{"ladder", "-f", file, "--target", "b"}, `no target "b"`},
 		{[]string{"ladder", "--lab-dir", dir}, "no lab is running"},

@@ -84,10 +84,10 @@ func TestTokenRedaction(t *testing.T) {
 					good.Load(), bad.Load(), run.Results[0].Status)
 			}
 			for _, report := range [][]string{
-				{"report", dir, "--format", "html", "-o", "-"},
-				{"report", dir, "--format", "html"},
+				{"report", dir, "-o", "html", "--output-file", "-"},
+				{"report", dir, "-o", "html"},
 				{"report", dir},
-				{"report", dir, "-o", "-"},
+				{"report", dir, "--output-file", "-"},
 				{"history", "--out", out},
 			} {
 				r := mustRun(t, ExitOK, report...)

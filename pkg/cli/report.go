@@ -16,8 +16,8 @@ import (
 func init() { register(newReportCmd) }
 
 type reportOptions struct {
-	format string
-	output string
+	format formatValue
+	file   string
 }
 
 func newReportCmd(s streams) *cobra.Command {
@@ -25,14 +25,16 @@ func newReportCmd(s streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "report RUN_DIR",
 		Short: "Regenerate a run's summary (Markdown) or write its HTML report",
-		Long: `report re-renders a run from its run.json alone. With --format md (the
-default) it rewrites RUN_DIR/summary.md, or writes to -o FILE ("-" for stdout).
-With --format html it writes one self-contained HTML file with charts.`,
+		Long: `report re-renders a run from its run.json alone. With -o md (the default)
+it rewrites RUN_DIR/summary.md, or writes to --output-file FILE ("-" for stdout).
+With -o html it writes one self-contained HTML file with charts, by default
+RUN_DIR/report.html.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return o.run(args[0], s) },
 	}
-	cmd.Flags().StringVar(&o.format, "format", "md", "md or html")
-	cmd.Flags().StringVarP(&o.output, "output", "o", "", "output file (default RUN_DIR/summary.md or RUN_DIR/report.html; - for stdout)")
+	addFormatFlag(cmd, &o.format, "md is the summary, html a self-contained report", formatMD, formatHTML)
+	addFormatAlias(cmd, &o.format)
+	addOutputFileFlag(cmd, &o.file, "", "output file (default RUN_DIR/summary.md or RUN_DIR/report.html; - for stdout)")
 	return cmd
 }
 
@@ -44,19 +46,16 @@ func (o *reportOptions) run(path string, s streams) error {
 	}
 	var buf bytes.Buffer
 	def := results.SummaryFile
-	switch o.format {
-	case "md":
-		err = report.Summary(&buf, run)
-	case "html":
+	if o.format.value == formatHTML {
 		def = "report.html"
 		err = renderRunHTML(&buf, dir, run)
-	default:
-		return fmt.Errorf("--format must be md or html, got %q", o.format)
+	} else {
+		err = report.Summary(&buf, run)
 	}
 	if err != nil {
 		return fmt.Errorf("rendering report: %w", err)
 	}
-	return writeOutput(s.out, o.output, filepath.Join(dir, def), buf.Bytes(), s.err)
+	return writeOutput(s.out, o.file, filepath.Join(dir, def), buf.Bytes(), s.err)
 }
 
 // writeOutput writes to stdout ("-"), to the given file, or to def.

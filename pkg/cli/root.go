@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // Version is set at build time with -ldflags "-X .../pkg/cli.Version=...".
@@ -82,6 +83,7 @@ brings a local lab of real auth stacks to reproduce findings.`,
 	}
 	root.SetOut(s.out)
 	root.SetErr(s.err)
+	root.SetFlagErrorFunc(flagError)
 	for _, add := range commands {
 		root.AddCommand(add(s))
 	}
@@ -93,3 +95,19 @@ brings a local lab of real auth stacks to reproduce findings.`,
 var commands []func(streams) *cobra.Command
 
 func register(f func(streams) *cobra.Command) { commands = append(commands, f) }
+
+// flagError names a flag whose value Set refused without echoing the
+// value: pflag's own message quotes it, and a header or token may be a
+// secret. Each flag value's Set error says what it got, redacted.
+func flagError(_ *cobra.Command, err error) error {
+	var ive *pflag.InvalidValueError
+	if !errors.As(err, &ive) {
+		return err
+	}
+	f := ive.GetFlag()
+	name := "--" + f.Name
+	if f.Shorthand != "" {
+		name = "-" + f.Shorthand + "/" + name
+	}
+	return fmt.Errorf("%s: %w", name, ive.Unwrap())
+}

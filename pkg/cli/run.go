@@ -41,7 +41,7 @@ func (o *runOptions) run(cmd *cobra.Command, args []string, s streams) error {
 		return err
 	}
 	ro := runner.Options{Plan: p, Out: o.out, CommandLine: s.argv, Version: Version, Log: s.err}
-	if o.output == "text" && isTerminal(s.out) {
+	if o.output.value == formatText && isTerminal(s.out) {
 		ro.Progress = s.out
 	}
 	if err := o.observe(cmd.Context(), &ro); err != nil {
@@ -58,7 +58,7 @@ func (o *runOptions) run(cmd *cobra.Command, args []string, s streams) error {
 }
 
 func (o *runOptions) print(s streams, out *runner.Outcome) error {
-	if o.output == "json" {
+	if o.output.value == formatJSON {
 		enc := json.NewEncoder(s.out)
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)

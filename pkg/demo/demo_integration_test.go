@@ -82,7 +82,7 @@ func TestDemo(t *testing.T) {
 	if !strings.Contains(v, "x slower") && !strings.Contains(v, "x faster") && !strings.Contains(v, "within noise") {
 		t.Errorf("verdict gives no 3x/2x ratio:\n%s", v)
 	}
-	if _, err := lab.Components(labDir); err == nil {
+	if _, err := lab.Open(labDir).Components(); err == nil {
 		t.Errorf("the demo left its lab running in %s", labDir)
 	}
 }

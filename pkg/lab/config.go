@@ -5,18 +5,27 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/authbench/authbench/pkg/lab/internal/ports"
 )
 
 // Stack names.
 const (
 	Stack2x = "2x" // Route + oauth-proxy
 	Stack3x = "3x" // Gateway + kube-auth-proxy + kube-rbac-proxy
+	// Stack3xOAuth is 3x as the seeds ran it: OpenShift OAuth tokens,
+	// validated by the ext_authz service through TokenReview.
+	Stack3xOAuth = "3x-oauth"
 	// StackShared marks components both stacks use.
 	StackShared = "shared"
 )
+
+// loopback is the only address the lab binds or targets.
+const loopback = ports.Loopback
 
 // Defaults of Config.
 const (
@@ -27,7 +36,10 @@ const (
 // Config is what a lab runs. `lab up` writes it to request.json, where the
 // supervisor reads it.
 type Config struct {
-	// Stacks to start: "2x", "3x". Default both.
+	// Platform is where the components run: PlatformProcesses or
+	// PlatformKube. Default processes.
+	Platform string `json:"platform,omitempty"`
+	// Stacks to start: see Stacks(); "all" is every stack. Default all.
 	Stacks []string `json:"stacks"`
 	// Limits put CPU and memory limits on components. Default none.
 	Limits []Limit `json:"limits,omitempty"`
@@ -39,41 +51,75 @@ type Config struct {
 	// ReadyTimeout bounds the whole start. Default 3m (Keycloak's first
 	// start builds its server, ~30 s on 2 cores).
 	ReadyTimeout time.Duration `json:"ready_timeout,omitempty"`
+	// TokenPool issues static tokens for TokenPool users, alice-1 ...
+	// alice-N, bound like alice, and writes them one per line to
+	// tokens/pool (0600) for a token source of kind pool: with more
+	// distinct tokens than a proxy's cache answers, every request misses.
+	// Default 0: no pool.
+	TokenPool int `json:"token_pool,omitempty"`
 }
 
-// complete fills defaults and normalises stacks.
-func (c *Config) complete() error {
-	if len(c.Stacks) == 0 {
-		c.Stacks = []string{Stack2x, Stack3x}
-	}
-	var stacks []string
+// StackAll selects every stack.
+const StackAll = "all"
+
+// Stacks lists the stacks a lab can run, in order: the names --stack
+// accepts besides StackAll.
+func Stacks() []string { return []string{Stack2x, Stack3x, Stack3xOAuth} }
+
+// ParseStacks reads stack names (each may be a comma-separated list, and
+// StackAll means every stack) into the sorted set they select.
+func ParseStacks(values []string) ([]string, error) {
+	known := Stacks()
 	seen := map[string]bool{}
-	for _, s := range c.Stacks {
-		for _, part := range strings.Split(s, ",") {
+	var out []string
+	add := func(s string) {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	for _, v := range values {
+		for _, part := range strings.Split(v, ",") {
 			part = strings.TrimSpace(strings.ToLower(part))
-			switch part {
-			case "all":
-				stacks = append(stacks, Stack2x, Stack3x)
-			case Stack2x, Stack3x:
-				stacks = append(stacks, part)
+			switch {
+			case part == StackAll:
+				for _, k := range known {
+					add(k)
+				}
+			case slices.Contains(known, part):
+				add(part)
 			default:
-				return fmt.Errorf("unknown stack %q: want 2x, 3x or all", part)
+				return nil, fmt.Errorf("unknown stack %q: want %s or %s", part, strings.Join(known, ", "), StackAll)
 			}
 		}
 	}
-	c.Stacks = nil
-	for _, s := range stacks {
-		if !seen[s] {
-			seen[s] = true
-			c.Stacks = append(c.Stacks, s)
+	sort.Strings(out)
+	return out, nil
+}
+
+// complete fills defaults, normalises stacks and checks limits.
+func (c *Config) complete() error {
+	if len(c.Stacks) == 0 {
+		c.Stacks = []string{StackAll}
+	}
+	stacks, err := ParseStacks(c.Stacks)
+	if err != nil {
+		return err
+	}
+	c.Stacks = stacks
+	for _, l := range c.Limits {
+		if l.empty() {
+			return fmt.Errorf("limit %s=%s: give a cpu or a memory limit", l.Component, NoLimit)
 		}
 	}
-	sort.Strings(c.Stacks)
 	if c.AccessTokenLifespan == 0 {
 		c.AccessTokenLifespan = DefaultAccessTokenLifespan
 	}
 	if c.ReadyTimeout == 0 {
 		c.ReadyTimeout = DefaultReadyTimeout
+	}
+	if c.TokenPool < 0 || c.TokenPool > MaxTokenPool {
+		return fmt.Errorf("token pool of %d users: want 0 to %d", c.TokenPool, MaxTokenPool)
 	}
 	return nil
 }
@@ -85,16 +131,6 @@ func (c *Config) has(stack string) bool {
 		}
 	}
 	return false
-}
-
-// DefaultDir is the lab directory when --dir is not given:
-// the user cache's authbench/lab (~/.cache/authbench/lab).
-func DefaultDir() string {
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		return filepath.Join(os.TempDir(), "authbench-lab")
-	}
-	return filepath.Join(cache, "authbench", "lab")
 }
 
 // absDir resolves dir (default DefaultDir) to an absolute path.
@@ -118,6 +154,15 @@ func writeRequest(dir string, c Config) error {
 }
 
 func readRequest(dir string) (Config, error) {
+	c, err := readRequestRaw(dir)
+	if err != nil {
+		return c, err
+	}
+	return c, c.complete()
+}
+
+// readRequestRaw reads request.json as written, without defaults.
+func readRequestRaw(dir string) (Config, error) {
 	var c Config
 	b, err := os.ReadFile(filepath.Join(dir, RequestFile))
 	if err != nil {
@@ -126,5 +171,5 @@ func readRequest(dir string) (Config, error) {
 	if err := json.Unmarshal(b, &c); err != nil {
 		return c, fmt.Errorf("reading lab request %s: %w", filepath.Join(dir, RequestFile), err)
 	}
-	return c, c.complete()
+	return c, nil
 }

@@ -26,6 +26,8 @@ import (
 
 	"github.com/authbench/authbench/pkg/cgroup"
 	"github.com/authbench/authbench/pkg/lab/install"
+	"github.com/authbench/authbench/pkg/lab/internal/lock"
+	"github.com/authbench/authbench/pkg/lab/internal/ports"
 )
 
 // The integration tests share one lab with both stacks and the seeds'
@@ -58,8 +60,8 @@ func runWithLab(m *testing.M) int {
 	labDir = dir
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	t0 := time.Now()
-	_ = Down(ctx, dir, io.Discard) // a lab left by an interrupted earlier run
-	labState, labErr = Up(ctx, UpOptions{Dir: dir, Out: os.Stderr, Supervisor: supervisorArgv(),
+	_ = Open(dir).Down(ctx, io.Discard) // a lab left by an interrupted earlier run
+	labState, labErr = Open(dir).Up(ctx, UpOptions{Out: os.Stderr, Supervisor: supervisorArgv(),
 		Config: Config{Limits: []Limit{{Component: CompOAuth2Proxy, MilliCPU: 50}}}})
 	cancel()
 	if labErr == nil {
@@ -68,7 +70,7 @@ func runWithLab(m *testing.M) int {
 	}
 	code := m.Run()
 	// Idempotent: TestDownLeavesNothing normally stopped it already.
-	_ = Down(context.Background(), dir, io.Discard)
+	_ = Open(dir).Down(context.Background(), io.Discard)
 	return code
 }
 
@@ -488,7 +490,7 @@ func TestOnlyLoopbackListeners(t *testing.T) {
 
 func TestStatusAndScenario(t *testing.T) {
 	needLab(t)
-	st, err := Status(labDir)
+	st, err := Open(labDir).Status()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -509,7 +511,7 @@ func TestStatusAndScenario(t *testing.T) {
 			t.Errorf("status lacks %q:\n%s", want, sb.String())
 		}
 	}
-	b, err := Scenario(labDir)
+	b, err := Open(labDir).Scenario()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -523,11 +525,15 @@ func TestStatusAndScenario(t *testing.T) {
 	if err := yaml.Unmarshal(b, &sc); err != nil {
 		t.Fatalf("scenario YAML: %v\n%s", err, b)
 	}
-	if len(sc.Targets) != 2 || sc.Targets[0].Token.File == "" || sc.Targets[1].Token.OIDC == nil ||
-		sc.Targets[1].Token.OIDC.PasswordFile == "" || len(sc.Targets[1].Rungs) != 4 {
+	if sc.Lab != labDir {
+		t.Errorf("scenario names lab %q, want %q", sc.Lab, labDir)
+	}
+	if len(sc.Targets) != 3 || sc.Targets[0].Token.File == "" || sc.Targets[1].Token.OIDC == nil ||
+		sc.Targets[1].Token.OIDC.PasswordFile == "" || len(sc.Targets[1].Rungs) != 4 ||
+		sc.Targets[2].Token.File == "" || len(sc.Targets[2].Rungs) != 4 {
 		t.Errorf("scenario targets: %+v", sc.Targets)
 	}
-	rec, err := Record(labDir)
+	rec, err := Open(labDir).Record()
 	if err != nil || len(rec.Components) != len(st.Components) {
 		t.Errorf("Record = %+v, %v", rec, err)
 	}
@@ -543,7 +549,7 @@ func mustSecret(t *testing.T, f string) string {
 
 func TestSecondUpSaysAlreadyRunning(t *testing.T) {
 	needLab(t)
-	_, err := Up(context.Background(), UpOptions{Dir: labDir, Supervisor: supervisorArgv()})
+	_, err := Open(labDir).Up(context.Background(), UpOptions{Supervisor: supervisorArgv()})
 	if !errors.Is(err, ErrAlreadyRunning) {
 		t.Errorf("second lab up: %v, want ErrAlreadyRunning", err)
 	}
@@ -553,22 +559,22 @@ func TestPortInUseIsDetected(t *testing.T) {
 	st := needLab(t)
 	dir := t.TempDir()
 	busy := st.Ports[CompHAProxy]
-	_, err := Up(context.Background(), UpOptions{Dir: dir, Supervisor: supervisorArgv(),
+	_, err := Open(dir).Up(context.Background(), UpOptions{Supervisor: supervisorArgv(),
 		Config: Config{Stacks: []string{Stack2x}, Ports: map[string]int{CompHAProxy: busy}}})
-	if !errors.Is(err, ErrPortInUse) && (err == nil || !strings.Contains(err.Error(), "in use")) {
+	if !errors.Is(err, ports.ErrInUse) && (err == nil || !strings.Contains(err.Error(), "in use")) {
 		t.Errorf("lab up with haproxy on busy port %d: %v, want a port-in-use error", busy, err)
 	}
-	_ = Down(context.Background(), dir, io.Discard)
+	_ = Open(dir).Down(context.Background(), io.Discard)
 }
 
 func TestComponentDyingAtStartFailsUp(t *testing.T) {
 	needLab(t)
 	dir := t.TempDir()
 	// 16 MiB is far below what kube-apiserver needs: the kernel kills it.
-	_, err := Up(context.Background(), UpOptions{Dir: dir, Supervisor: supervisorArgv(),
+	_, err := Open(dir).Up(context.Background(), UpOptions{Supervisor: supervisorArgv(),
 		Config: Config{Stacks: []string{Stack2x}, Limits: []Limit{{Component: CompAPIServer, MemoryBytes: 16 << 20}}}})
 	if err == nil {
-		_ = Down(context.Background(), dir, io.Discard)
+		_ = Open(dir).Down(context.Background(), io.Discard)
 		t.Fatal("lab up succeeded with kube-apiserver limited to 16Mi")
 	}
 	for _, want := range []string{CompAPIServer, "at start", "kube-apiserver.log", "  | "} {
@@ -576,12 +582,12 @@ func TestComponentDyingAtStartFailsUp(t *testing.T) {
 			t.Errorf("error lacks %q:\n%v", want, err)
 		}
 	}
-	if supervisorAlive(dir) {
+	if lock.Alive(dir) {
 		t.Error("supervisor still runs after a failed start")
 	}
-	s, _ := ReadState(dir)
+	s, _ := readState(dir)
 	for _, c := range s.Components {
-		if processAlive(c.PID) {
+		if lock.ProcessAlive(c.PID) {
 			t.Errorf("%s (pid %d) survived the failed start", c.Name, c.PID)
 		}
 	}
@@ -595,7 +601,7 @@ func TestInterruptedUpStopsEverything(t *testing.T) {
 	go func() {
 		defer cancel()
 		for range 600 {
-			if s, err := ReadState(dir); err == nil {
+			if s, err := readState(dir); err == nil {
 				for _, c := range s.Components {
 					if c.Status == statusRunning {
 						return
@@ -605,20 +611,20 @@ func TestInterruptedUpStopsEverything(t *testing.T) {
 			time.Sleep(50 * time.Millisecond)
 		}
 	}()
-	_, err := Up(ctx, UpOptions{Dir: dir, Supervisor: supervisorArgv(), Config: Config{Stacks: []string{Stack2x}}})
+	_, err := Open(dir).Up(ctx, UpOptions{Supervisor: supervisorArgv(), Config: Config{Stacks: []string{Stack2x}}})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("interrupted lab up: %v, want context.Canceled", err)
 	}
-	s, err := ReadState(dir)
+	s, err := readState(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range s.Components {
-		if processAlive(c.PID) {
+		if lock.ProcessAlive(c.PID) {
 			t.Errorf("%s (pid %d) survived the interrupt", c.Name, c.PID)
 		}
 	}
-	if supervisorAlive(dir) {
+	if lock.Alive(dir) {
 		t.Error("supervisor survived the interrupt")
 	}
 }
@@ -627,15 +633,15 @@ func TestInterruptedUpStopsEverything(t *testing.T) {
 func TestDownLeavesNothing(t *testing.T) {
 	st := needLab(t)
 	pids := labPIDs(t, st)
-	if err := Down(context.Background(), labDir, io.Discard); err != nil {
+	if err := Open(labDir).Down(context.Background(), io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	for p, name := range pids {
-		if processAlive(p) {
+		if lock.ProcessAlive(p) {
 			t.Errorf("%s (pid %d) still runs after lab down", name, p)
 		}
 	}
-	if processAlive(st.Supervisor) {
+	if lock.ProcessAlive(st.Supervisor) {
 		t.Errorf("supervisor %d still runs", st.Supervisor)
 	}
 	open := listeners(t)
@@ -656,7 +662,7 @@ func TestDownLeavesNothing(t *testing.T) {
 			}
 		}
 	}
-	after, err := Status(labDir)
+	after, err := Open(labDir).Status()
 	if err != nil || after.Phase != PhaseStopped {
 		t.Errorf("status after down: %+v, %v", after, err)
 	}

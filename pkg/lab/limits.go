@@ -27,16 +27,37 @@ func (l Limit) String() string {
 	return strings.Join(parts, ",")
 }
 
+// NoLimit is the value that lifts a component's limits, as in
+// `authbench lab limit COMPONENT=none`.
+const NoLimit = "none"
+
+// empty reports a limit without CPU and memory: no limit.
+func (l Limit) empty() bool { return l.MilliCPU == 0 && l.MemoryBytes == 0 }
+
 // ParseLimit reads "COMPONENT=CPU[,MEM]" as in `--limit oauth2-proxy=50m`
-// or `--limit oauth2-proxy=500m,256Mi`. CPU is millicores ("50m") or cores
-// ("0.5", "2"); MEM is bytes with an optional suffix (Ki, Mi, Gi, K, M, G).
-// An empty CPU ("=,256Mi") sets only the memory limit.
+// or `--limit oauth2-proxy=500m,256Mi`, the one limit syntax of every
+// command. CPU is millicores ("50m") or cores ("0.5", "2"); MEM is bytes
+// with an optional suffix (Ki, Mi, Gi, K, M, G). An empty CPU ("=,256Mi")
+// sets only the memory limit. COMPONENT=none yields a Limit with neither
+// (no limit), which only `lab limit` accepts.
 func ParseLimit(s string) (Limit, error) {
 	name, val, ok := strings.Cut(strings.TrimSpace(s), "=")
-	if !ok || strings.TrimSpace(name) == "" || strings.TrimSpace(val) == "" {
+	name, val = strings.TrimSpace(name), strings.TrimSpace(val)
+	if ok && name != "" && strings.EqualFold(val, NoLimit) {
+		return Limit{Component: name}, nil
+	}
+	l, err := parseLimitValue(s, name, val, ok)
+	if err != nil {
+		return Limit{}, fmt.Errorf("%w (or COMPONENT=%s to lift its limits)", err, NoLimit)
+	}
+	return l, nil
+}
+
+func parseLimitValue(s, name, val string, ok bool) (Limit, error) {
+	if !ok || name == "" || val == "" {
 		return Limit{}, fmt.Errorf("limit %q: want COMPONENT=CPU[,MEM], e.g. oauth2-proxy=50m or oauth2-proxy=500m,256Mi", s)
 	}
-	l := Limit{Component: strings.TrimSpace(name)}
+	l := Limit{Component: name}
 	cpu, mem, hasMem := strings.Cut(val, ",")
 	var err error
 	if strings.TrimSpace(cpu) != "" {
@@ -49,13 +70,14 @@ func ParseLimit(s string) (Limit, error) {
 			return Limit{}, fmt.Errorf("limit %q: memory: %w", s, err)
 		}
 	}
-	if l.MilliCPU == 0 && l.MemoryBytes == 0 {
+	if l.empty() {
 		return Limit{}, fmt.Errorf("limit %q: give a cpu or a memory limit", s)
 	}
 	return l, nil
 }
 
-// ParseLimits parses every --limit value; a component given twice is an error.
+// ParseLimits parses limits as ParseLimit does; a component given twice
+// is an error.
 func ParseLimits(values []string) ([]Limit, error) {
 	seen := map[string]bool{}
 	var out []Limit

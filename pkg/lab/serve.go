@@ -15,23 +15,20 @@ import (
 	"time"
 
 	"github.com/authbench/authbench/pkg/cgroup"
+	"github.com/authbench/authbench/pkg/lab/internal/lock"
+	"github.com/authbench/authbench/pkg/lab/internal/ports"
+	"github.com/authbench/authbench/pkg/lab/internal/proc"
 )
 
 // ServeEnv is set in the supervisor's environment to the lab dir it serves,
 // so that a test binary standing in for authbench can act as supervisor.
 const ServeEnv = "AUTHBENCH_LAB_SERVE_DIR"
 
-const portsFile = "ports.json"
-
-// Serve runs the lab that dir/request.json describes in the calling
+// serve runs the lab that dir/request.json describes in the calling
 // process: it starts every component, writes state.json when all are ready
 // (or failed), keeps them running until ctx ends, then stops them all. It
 // is what the background supervisor (`lab serve`) and `lab up --foreground`
 // run. Progress lines go to out.
-func Serve(ctx context.Context, dir string, out io.Writer) error {
-	return serve(ctx, dir, out, nil)
-}
-
 // serve is Serve with a callback run once the lab is ready.
 func serve(ctx context.Context, dir string, out io.Writer, onReady func(*State)) error {
 	dir, err := absDir(dir)
@@ -41,7 +38,7 @@ func serve(ctx context.Context, dir string, out io.Writer, onReady func(*State))
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("creating lab dir: %w", err)
 	}
-	lock, err := acquireLock(dir)
+	lock, err := lock.Acquire(dir)
 	if err != nil {
 		return err
 	}
@@ -50,7 +47,7 @@ func serve(ctx context.Context, dir string, out io.Writer, onReady func(*State))
 	if err != nil {
 		return err
 	}
-	s := &supervisor{dir: dir, cfg: cfg, out: out, procs: map[string]*proc{}}
+	s := &supervisor{dir: dir, cfg: cfg, out: out, procs: map[string]*proc.Proc{}}
 	if n := s.killLeftovers(); n > 0 {
 		s.logf("killed %d process(es) left by a previous lab in %s", n, dir)
 	}
@@ -92,7 +89,7 @@ type supervisor struct {
 	outMu    sync.Mutex
 	mu       sync.Mutex // guards state and procs
 	state    *State
-	procs    map[string]*proc
+	procs    map[string]*proc.Proc
 	cgroups  bool
 	stopping atomic.Bool
 }
@@ -108,7 +105,7 @@ func (s *supervisor) logf(format string, args ...any) {
 func (s *supervisor) update(f func(*State)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if unlock, err := lockState(s.dir); err != nil {
+	if unlock, err := lock.State(s.dir); err != nil {
 		s.logf("warning: %v", err)
 	} else {
 		defer unlock()
@@ -174,22 +171,25 @@ func (s *supervisor) plan() (*builder, []*spec, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	names := portNames(s.cfg)
-	if err := validatePinned(s.cfg.Ports, names); err != nil {
+	if err := ensureTokenPool(secrets, s.cfg.TokenPool); err != nil {
 		return nil, nil, err
 	}
-	ports, err := allocatePorts(names, s.cfg.Ports, readPorts(s.dir))
+	names := portNames(s.cfg)
+	if err := ports.ValidatePinned(s.cfg.Ports, names); err != nil {
+		return nil, nil, err
+	}
+	used, err := ports.Allocate(names, s.cfg.Ports, ports.Read(s.dir))
 	if err != nil {
 		return nil, nil, err
 	}
-	if b, err := json.MarshalIndent(ports, "", "  "); err == nil {
-		_ = writeFileAtomic(filepath.Join(s.dir, portsFile), append(b, '\n'), 0o644)
+	if b, err := json.MarshalIndent(used, "", "  "); err == nil {
+		_ = writeFileAtomic(filepath.Join(s.dir, ports.File), append(b, '\n'), 0o644)
 	}
 	client, err := newLabClient(certs.CA)
 	if err != nil {
 		return nil, nil, err
 	}
-	b := &builder{dir: s.dir, cfg: s.cfg, ports: ports, certs: certs, secrets: secrets, client: client}
+	b := &builder{dir: s.dir, cfg: s.cfg, ports: used, certs: certs, secrets: secrets, client: client}
 	specs, err := b.specs()
 	if err != nil {
 		return nil, nil, err
@@ -208,7 +208,7 @@ func (s *supervisor) plan() (*builder, []*spec, error) {
 		s.logf("warning: components run without cgroups: %v", cgErr)
 	}
 	s.update(func(st *State) {
-		st.Ports, st.CACert, st.Cgroups = ports, certs.CA, cgNote
+		st.Ports, st.CACert, st.Cgroups = used, certs.CA, cgNote
 		st.Components = nil
 		for _, sp := range specs {
 			c := sp.ComponentInfo
@@ -217,6 +217,12 @@ func (s *supervisor) plan() (*builder, []*spec, error) {
 		}
 		st.Targets = stackTargets(s.cfg, specs)
 		st.Notes = labNotes(specs)
+		if s.cfg.TokenPool > 0 {
+			st.TokenPool = &TokenPool{Users: s.cfg.TokenPool, File: secrets.TokenFile(TokenPoolFile),
+				First: PoolUser(1), Last: PoolUser(s.cfg.TokenPool)}
+			st.Notes = append(st.Notes, fmt.Sprintf("token pool: %d static tokens for %s ... %s (bound like alice) in %s; the static-token stacks' scenario targets send them round-robin",
+				s.cfg.TokenPool, PoolUser(1), PoolUser(s.cfg.TokenPool), st.TokenPool.File))
+		}
 	})
 	return b, specs, nil
 }
@@ -230,7 +236,7 @@ func ServeIfAsked() {
 		return
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := Serve(ctx, dir, os.Stdout)
+	err := serve(ctx, dir, os.Stdout, nil)
 	stop()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "lab serve:", err)

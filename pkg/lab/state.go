@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/authbench/authbench/pkg/lab/internal/lock"
 	"github.com/authbench/authbench/pkg/results"
 )
 
@@ -16,8 +17,6 @@ import (
 const (
 	StateFile      = "state.json"   // written by the supervisor; see State
 	RequestFile    = "request.json" // what `lab up` asked for; read by the supervisor
-	LockFile       = "lab.lock"     // flock held by the running supervisor
-	StateLockFile  = "state.lock"   // flock held while state.json is rewritten
 	SupervisorLog  = "logs/supervisor.log"
 	ScenarioFile   = "scenario.yaml" // written when the lab is ready
 	stateVersion   = 1
@@ -59,6 +58,9 @@ type State struct {
 	// CACert is the lab CA every TLS listener's certificate chains to.
 	CACert string   `json:"ca_cert"`
 	Notes  []string `json:"notes,omitempty"`
+	// TokenPool describes the pool of static tokens, when the lab issued
+	// one (--token-pool).
+	TokenPool *TokenPool `json:"token_pool,omitempty"`
 }
 
 // ComponentInfo is one process of the lab, as the sampler and reports need it.
@@ -102,11 +104,14 @@ type Rung struct {
 	URL   string `json:"url" yaml:"url"`
 }
 
+// ErrAlreadyRunning reports a lab directory whose lab is running.
+var ErrAlreadyRunning = lock.ErrAlreadyRunning
+
 // ErrNotRunning reports a lab directory without a running lab.
 var ErrNotRunning = errors.New("no lab is running")
 
-// ReadState reads dir/state.json.
-func ReadState(dir string) (*State, error) {
+// readState reads dir/state.json.
+func readState(dir string) (*State, error) {
 	b, err := os.ReadFile(filepath.Join(dir, StateFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("reading lab state in %s: %w", dir, ErrNotRunning)
@@ -131,39 +136,19 @@ func writeState(dir string, s *State) error {
 	return writeFileAtomic(filepath.Join(dir, StateFile), append(b, '\n'), 0o644)
 }
 
-// runningState is the state of a lab whose supervisor is alive and ready.
-func runningState(dir string) (*State, error) {
-	s, err := ReadState(dir)
+// Ready is the state of a lab whose supervisor is alive and ready.
+func (processes) Ready(dir string) (*State, error) {
+	s, err := readState(dir)
 	if err != nil {
 		return nil, err
 	}
-	if !supervisorAlive(dir) {
+	if !lock.Alive(dir) {
 		return nil, fmt.Errorf("lab in %s: supervisor not running (last phase %s): %w", dir, s.Phase, ErrNotRunning)
 	}
 	if s.Phase != phaseReady {
 		return nil, fmt.Errorf("lab in %s is %s, not ready", dir, s.Phase)
 	}
 	return s, nil
-}
-
-// Components lists the running lab's components with pid, cgroup, role,
-// version, URL and limit, for the sampler.
-func Components(dir string) ([]ComponentInfo, error) {
-	s, err := runningState(dir)
-	if err != nil {
-		return nil, err
-	}
-	return s.Components, nil
-}
-
-// Record describes the running lab for run.json: which real component plays
-// which role.
-func Record(dir string) (*results.Lab, error) {
-	s, err := runningState(dir)
-	if err != nil {
-		return nil, err
-	}
-	return s.Record(), nil
 }
 
 // Record converts the state to the results.Lab record.

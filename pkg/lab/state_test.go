@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/authbench/authbench/pkg/lab/internal/lock"
 )
 
 func sampleState(dir string) *State {
@@ -31,7 +33,7 @@ func TestStateRoundTrip(t *testing.T) {
 	if err := writeState(dir, want); err != nil {
 		t.Fatal(err)
 	}
-	got, err := ReadState(dir)
+	got, err := readState(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +46,7 @@ func TestStateRoundTrip(t *testing.T) {
 }
 
 func TestReadStateMissing(t *testing.T) {
-	if _, err := ReadState(t.TempDir()); !errors.Is(err, ErrNotRunning) {
+	if _, err := readState(t.TempDir()); !errors.Is(err, ErrNotRunning) {
 		t.Errorf("error = %v, want ErrNotRunning", err)
 	}
 }
@@ -54,22 +56,22 @@ func TestComponentsNeedsARunningSupervisor(t *testing.T) {
 	if err := writeState(dir, sampleState(dir)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Components(dir); !errors.Is(err, ErrNotRunning) {
+	if _, err := Open(dir).Components(); !errors.Is(err, ErrNotRunning) {
 		t.Errorf("Components without a supervisor: %v, want ErrNotRunning", err)
 	}
-	lock, err := acquireLock(dir)
+	held, err := lock.Acquire(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer lock.Close()
-	comps, err := Components(dir)
+	defer held.Close()
+	comps, err := Open(dir).Components()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(comps) != 2 || comps[1].Limit != "50m" || comps[0].Cgroup == "" {
 		t.Errorf("Components = %+v", comps)
 	}
-	if _, err := acquireLock(dir); !errors.Is(err, ErrAlreadyRunning) {
+	if _, err := lock.Acquire(dir); !errors.Is(err, ErrAlreadyRunning) {
 		t.Errorf("second lock: %v, want ErrAlreadyRunning", err)
 	}
 }

@@ -6,27 +6,25 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/authbench/authbench/pkg/lab/internal/lock"
 )
 
 // Status reads the lab's state and checks which recorded processes are
 // still alive. A lab whose supervisor is gone reads as stopped.
-func Status(dir string) (*State, error) {
-	dir, err := absDir(dir)
+func (processes) Status(dir string) (*State, error) {
+	s, err := readState(dir)
 	if err != nil {
 		return nil, err
 	}
-	s, err := ReadState(dir)
-	if err != nil {
-		return nil, err
-	}
-	alive := supervisorAlive(dir)
+	alive := lock.Alive(dir)
 	if !alive && s.Phase != phaseFailed {
 		s.Phase = phaseStopped
 	}
 	for i := range s.Components {
 		c := &s.Components[i]
 		switch {
-		case processAlive(c.PID) && alive:
+		case lock.ProcessAlive(c.PID) && alive:
 			if c.Status == "" || c.Status == statusExited {
 				c.Status = statusRunning
 			}
@@ -61,7 +59,7 @@ func WriteStatus(w io.Writer, s *State) error {
 	for _, t := range s.Targets {
 		fmt.Fprintf(w, "\n%s (%s): %s\n", t.Name, stackTitle(t.Stack), t.URL)
 		for _, l := range t.Layers {
-			fmt.Fprintf(w, "  %-16s %s\n", l.Layer, l.URL)
+			fmt.Fprintf(w, "  %-22s %s\n", l.Layer, l.URL)
 		}
 	}
 	if len(s.Notes) > 0 {
@@ -70,7 +68,7 @@ func WriteStatus(w io.Writer, s *State) error {
 			fmt.Fprintf(w, "  - %s\n", n)
 		}
 	}
-	_, err := fmt.Fprintf(w, "\nCA: %s   logs: %s/logs   scenario: authbench lab scenario --dir %s\n", s.CACert, s.Dir, s.Dir)
+	_, err := fmt.Fprintf(w, "\nCA: %s   logs: %s/logs   scenario: authbench lab scenario --lab-dir %s\n", s.CACert, s.Dir, s.Dir)
 	return err
 }
 

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/authbench/authbench/pkg/cgroup"
+	"github.com/authbench/authbench/pkg/lab/internal/ports"
+	"github.com/authbench/authbench/pkg/lab/internal/proc"
 )
 
 // runGraph starts each spec once its dependencies are ready; the first
@@ -65,7 +67,7 @@ func (s *supervisor) runGraph(ctx context.Context, b *builder, specs []*spec) er
 func (s *supervisor) runOne(ctx context.Context, b *builder, sp *spec) error {
 	t0 := time.Now()
 	for _, pn := range sp.ports {
-		if err := checkPortFree(b.ports[pn]); err != nil {
+		if err := ports.CheckFree(b.ports[pn]); err != nil {
 			return fmt.Errorf("starting %s: %w (another program holds it; pin another with --port %s=PORT)", sp.Name, err, pn)
 		}
 	}
@@ -74,23 +76,23 @@ func (s *supervisor) runOne(ctx context.Context, b *builder, sp *spec) error {
 			return fmt.Errorf("preparing %s: %w", sp.Name, err)
 		}
 	}
-	ps := procSpec{name: sp.Name, argv: sp.argv, env: sp.env, exactEnv: sp.exactEnv, dir: s.dir, logPath: sp.Log, limit: sp.limit}
-	if s.cgroups {
-		ps.cgroup = s.cgroupRel(sp.Name)
+	ps := proc.Spec{Name: sp.Name, Argv: sp.argv, Env: sp.env, ExactEnv: sp.exactEnv, Dir: s.dir, LogPath: sp.Log,
+		MilliCPU: sp.limit.MilliCPU, MemoryBytes: sp.limit.MemoryBytes}
+	if sp.limit.MemoryBytes > 0 {
+		ps.Memory = formatBytes(sp.limit.MemoryBytes)
 	}
-	p, err := startProc(ps)
+	if s.cgroups {
+		ps.Cgroup = s.cgroupRel(sp.Name)
+	}
+	p, err := proc.Start(ps)
 	if err != nil {
 		return err
 	}
 	s.mu.Lock()
 	s.procs[sp.Name] = p
 	s.mu.Unlock()
-	cg := ""
-	if p.cg != nil {
-		cg = p.cg.Path()
-	}
-	s.setComponent(sp.Name, func(c *ComponentInfo) { c.PID, c.Cgroup = p.pid(), cg })
-	if err := p.waitReady(ctx, sp.ready); err != nil {
+	s.setComponent(sp.Name, func(c *ComponentInfo) { c.PID, c.Cgroup = p.PID(), p.Cgroup() })
+	if err := p.WaitReady(ctx, sp.ready); err != nil {
 		return err
 	}
 	if sp.setup != nil {
@@ -100,18 +102,18 @@ func (s *supervisor) runOne(ctx context.Context, b *builder, sp *spec) error {
 	}
 	d := time.Since(t0).Seconds()
 	s.setComponent(sp.Name, func(c *ComponentInfo) { c.Status, c.StartupS = statusRunning, round(d, 2) })
-	s.logf("%-16s ready in %5.1fs  pid %-7d %s", sp.Name, d, p.pid(), sp.URL)
+	s.logf("%-16s ready in %5.1fs  pid %-7d %s", sp.Name, d, p.PID(), sp.URL)
 	return nil
 }
 
 // watch records a component that exits while the lab runs.
-func (s *supervisor) watch(p *proc) {
-	<-p.done
+func (s *supervisor) watch(p *proc.Proc) {
+	<-p.Done()
 	if s.stopping.Load() {
 		return
 	}
-	s.logf("%s exited unexpectedly (%v); last lines of %s:\n%s", p.name, p.waitErr, p.logPath, tail(p.logPath, logTailLines))
-	s.setComponent(p.name, func(c *ComponentInfo) { c.Status = statusExited })
+	s.logf("%s exited unexpectedly (%v); last lines of %s:\n%s", p.Name(), p.WaitErr(), p.LogPath(), proc.Tail(p.LogPath(), proc.TailLines))
+	s.setComponent(p.Name(), func(c *ComponentInfo) { c.Status = statusExited })
 }
 
 // stopAll stops every started component in parallel: SIGTERM to its
@@ -120,7 +122,7 @@ func (s *supervisor) watch(p *proc) {
 func (s *supervisor) stopAll() {
 	s.stopping.Store(true)
 	s.mu.Lock()
-	procs := make([]*proc, 0, len(s.procs))
+	procs := make([]*proc.Proc, 0, len(s.procs))
 	for _, p := range s.procs {
 		procs = append(procs, p)
 	}
@@ -130,7 +132,7 @@ func (s *supervisor) stopAll() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			p.stop(5 * time.Second)
+			p.Stop(5 * time.Second)
 		}()
 	}
 	wg.Wait()
@@ -140,7 +142,7 @@ func (s *supervisor) stopAll() {
 		}
 	}
 	for _, p := range procs {
-		s.setComponent(p.name, func(c *ComponentInfo) { c.Status = statusExited })
+		s.setComponent(p.Name(), func(c *ComponentInfo) { c.Status = statusExited })
 	}
 }
 

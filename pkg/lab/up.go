@@ -11,12 +11,13 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/authbench/authbench/pkg/lab/internal/lock"
+	"github.com/authbench/authbench/pkg/lab/internal/proc"
 )
 
 // UpOptions configure Up.
 type UpOptions struct {
-	// Dir is the lab directory. Default DefaultDir().
-	Dir string
 	// Config is what to run.
 	Config Config
 	// Foreground runs the lab in this process until ctx ends, instead of
@@ -26,22 +27,16 @@ type UpOptions struct {
 	Out io.Writer
 	// Supervisor is the command that runs Serve in the background; the lab
 	// dir is also passed in $AUTHBENCH_LAB_SERVE_DIR. Default: this
-	// executable with `lab serve --dir DIR`.
+	// executable with `lab serve --lab-dir DIR`.
 	Supervisor []string
 }
 
 // stopWait bounds how long Up (on Ctrl-C) and Down wait for the supervisor.
 const stopWait = 60 * time.Second
 
-// Up starts the lab and returns its state once every component is ready.
-// In the background mode (the default) a detached supervisor process runs
-// the lab and Up returns while the lab keeps running; Ctrl-C (ctx) before
-// ready stops everything. A failing component fails Up with its log tail.
-func Up(ctx context.Context, o UpOptions) (*State, error) {
-	dir, err := absDir(o.Dir)
-	if err != nil {
-		return nil, err
-	}
+// Up starts the lab in a detached supervisor process (or, Foreground, in
+// this one) and returns its state once every component is ready.
+func (processes) Up(ctx context.Context, dir string, o UpOptions) (*State, error) {
 	out := o.Out
 	if out == nil {
 		out = io.Discard
@@ -52,7 +47,7 @@ func Up(ctx context.Context, o UpOptions) (*State, error) {
 	if err := os.Chmod(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("securing lab dir: %w", err)
 	}
-	if supervisorAlive(dir) {
+	if lock.Alive(dir) {
 		return nil, alreadyRunning(dir)
 	}
 	cfg := o.Config
@@ -73,8 +68,8 @@ func Up(ctx context.Context, o UpOptions) (*State, error) {
 }
 
 func alreadyRunning(dir string) error {
-	msg := fmt.Sprintf("%v in %s (supervisor pid %d)", ErrAlreadyRunning, dir, lockHolder(dir))
-	if s, err := ReadState(dir); err == nil {
+	msg := fmt.Sprintf("%v in %s (supervisor pid %d)", ErrAlreadyRunning, dir, lock.Holder(dir))
+	if s, err := readState(dir); err == nil {
 		msg += fmt.Sprintf(", %s, started %s", s.Phase, s.Started.Format(time.DateTime))
 	}
 	return &runningError{msg + ": `authbench lab status` shows it, `authbench lab down` stops it"}
@@ -94,7 +89,7 @@ func upBackground(ctx context.Context, dir string, argv []string, out io.Writer)
 		if err != nil {
 			return nil, fmt.Errorf("finding the authbench executable: %w", err)
 		}
-		argv = []string{exe, "lab", "serve", "--dir", dir}
+		argv = []string{exe, "lab", "serve", "--lab-dir", dir}
 	}
 	logPath := filepath.Join(dir, SupervisorLog)
 	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
@@ -120,7 +115,7 @@ func upBackground(ctx context.Context, dir string, argv []string, out io.Writer)
 		follow.copy()
 		// state.json may still be the previous lab's until our supervisor
 		// writes its own.
-		if s, err := ReadState(dir); err == nil && s.Supervisor == cmd.Process.Pid {
+		if s, err := readState(dir); err == nil && s.Supervisor == cmd.Process.Pid {
 			switch s.Phase {
 			case phaseReady:
 				return s, nil
@@ -133,10 +128,10 @@ func upBackground(ctx context.Context, dir string, argv []string, out io.Writer)
 		select {
 		case err := <-exited:
 			follow.copy()
-			if s, rerr := ReadState(dir); rerr == nil && s.Supervisor == cmd.Process.Pid && s.Phase == phaseFailed {
+			if s, rerr := readState(dir); rerr == nil && s.Supervisor == cmd.Process.Pid && s.Phase == phaseFailed {
 				return nil, failure(dir, s.Error, out)
 			}
-			return nil, fmt.Errorf("lab supervisor exited before the lab was ready (%v); last lines of %s:\n%s", err, logPath, tail(logPath, logTailLines))
+			return nil, fmt.Errorf("lab supervisor exited before the lab was ready (%v); last lines of %s:\n%s", err, logPath, proc.Tail(logPath, proc.TailLines))
 		case <-ctx.Done():
 			fmt.Fprintln(out, "interrupted: stopping the lab")
 			_ = cmd.Process.Signal(syscall.SIGTERM)
@@ -196,19 +191,11 @@ func (f *logFollower) copy() {
 	f.off += n
 }
 
-// Down stops the lab in dir: it signals the supervisor, which stops every
-// component, and waits for it. Processes of a supervisor that died are
-// killed from the recorded state. Down on a stopped lab says so (to out)
-// and succeeds.
-func Down(ctx context.Context, dir string, out io.Writer) error {
-	dir, err := absDir(dir)
-	if err != nil {
-		return err
-	}
-	if out == nil {
-		out = io.Discard
-	}
-	if !supervisorAlive(dir) {
+// Down signals the supervisor, which stops every component, and waits for
+// it. Processes of a supervisor that died are killed from the recorded
+// state.
+func (processes) Down(ctx context.Context, dir string, out io.Writer) error {
+	if !lock.Alive(dir) {
 		n := cleanupLeftovers(dir)
 		if n > 0 {
 			fmt.Fprintf(out, "no lab supervisor in %s; killed %d leftover process(es)\n", dir, n)
@@ -217,16 +204,16 @@ func Down(ctx context.Context, dir string, out io.Writer) error {
 		}
 		return nil
 	}
-	pid := lockHolder(dir)
+	pid := lock.Holder(dir)
 	if pid <= 0 {
-		return fmt.Errorf("stopping the lab: no supervisor pid in %s", filepath.Join(dir, LockFile))
+		return fmt.Errorf("stopping the lab: no supervisor pid in %s", filepath.Join(dir, lock.File))
 	}
 	fmt.Fprintf(out, "stopping the lab in %s (supervisor pid %d)\n", dir, pid)
 	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil && !errors.Is(err, syscall.ESRCH) {
 		return fmt.Errorf("signalling the lab supervisor: %w", err)
 	}
 	deadline := time.Now().Add(stopWait)
-	for supervisorAlive(dir) {
+	for lock.Alive(dir) {
 		if time.Now().After(deadline) {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 			break
@@ -237,7 +224,7 @@ func Down(ctx context.Context, dir string, out io.Writer) error {
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
-	for processAlive(pid) && time.Now().Before(deadline.Add(5*time.Second)) {
+	for lock.ProcessAlive(pid) && time.Now().Before(deadline.Add(5*time.Second)) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	if n := cleanupLeftovers(dir); n > 0 {
@@ -251,19 +238,19 @@ func Down(ctx context.Context, dir string, out io.Writer) error {
 // each component's process group and cgroup. It returns how many
 // recorded processes were still alive.
 func cleanupLeftovers(dir string) int {
-	s, err := ReadState(dir)
+	s, err := readState(dir)
 	if err != nil {
 		return 0
 	}
 	n := 0
 	for _, c := range s.Components {
 		if c.Cgroup != "" {
-			n += killCgroup(c.Cgroup)
+			n += proc.KillCgroup(c.Cgroup)
 			continue
 		}
 		// Without a cgroup: a recorded pid may have been reused by now,
 		// so kill it only if it still runs the component's program.
-		if processAlive(c.PID) && runs(c.PID, c.Exe) {
+		if lock.ProcessAlive(c.PID) && lock.Runs(c.PID, c.Exe) {
 			n++
 			_ = syscall.Kill(-c.PID, syscall.SIGKILL)
 			_ = syscall.Kill(c.PID, syscall.SIGKILL)

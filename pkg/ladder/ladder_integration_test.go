@@ -34,7 +34,7 @@ func TestMain(m *testing.M) {
 	flag.Parse()
 	code := m.Run()
 	if labDir != "" {
-		_ = lab.Down(context.Background(), labDir, io.Discard)
+		_ = lab.Open(labDir).Down(context.Background(), io.Discard)
 		os.RemoveAll(labDir)
 	}
 	os.Exit(code)
@@ -50,8 +50,8 @@ func needLab(t *testing.T) string {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
-		_ = lab.Down(ctx, labDir, io.Discard) // a lab left by an interrupted earlier run
-		_, labErr = lab.Up(ctx, lab.UpOptions{Dir: labDir, Out: os.Stderr, Supervisor: []string{os.Args[0], "-test.run=^$"},
+		_ = lab.Open(labDir).Down(ctx, io.Discard) // a lab left by an interrupted earlier run
+		_, labErr = lab.Open(labDir).Up(ctx, lab.UpOptions{Out: os.Stderr, Supervisor: []string{os.Args[0], "-test.run=^$"},
 			Config: lab.Config{Stacks: []string{lab.Stack2x, lab.Stack3x}, Limits: []lab.Limit{{Component: lab.CompOAuth2Proxy, MilliCPU: 50}}}})
 	})
 	if labErr != nil {
@@ -104,7 +104,7 @@ func stackLadder(t *testing.T, stack, name string, adjust func(*Options)) *resul
 // setAuthLimit changes oauth2-proxy's CPU limit through its cgroup.
 func setAuthLimit(t *testing.T, millicores int64) {
 	t.Helper()
-	st, err := lab.ReadState(needLab(t))
+	st, err := lab.Open(needLab(t)).Status()
 	if err != nil {
 		t.Fatal(err)
 	}

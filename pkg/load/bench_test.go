@@ -117,6 +117,6 @@ func BenchmarkRecord(b *testing.B) {
 	var i int64
 	for b.Loop() {
 		i++
-		w.record(0, 100, 100+(i%5000)*1000, 200, nil, true)
+		w.record(0, 100, 100+(i%5000)*1000, 200, nil)
 	}
 }

@@ -19,6 +19,7 @@ type collector struct {
 	ivl      *hdr.Histogram // the current second, corrected
 	total    *hdr.Histogram // corrected
 	utotal   *hdr.Histogram // uncorrected (open model)
+	lag      *hdr.Histogram // send lag (open model)
 	series   []results.Point
 	idx      int   // seconds flushed
 	last     int64 // engine time of the last swap
@@ -40,6 +41,7 @@ func newCollector(at *attack, cfg attackConfig) *collector {
 	}
 	if at.open {
 		c.utotal = hdr.New(histMin, histMax, histDigits)
+		c.lag = hdr.New(histMin, histMax, histDigits)
 	}
 	if cfg.hlog != nil {
 		c.hlog = newHlogWriter(cfg.hlog, wall(at.start))
@@ -94,6 +96,7 @@ func (c *collector) flush(end int64, final bool) {
 		iv.hist.MergeInto(c.ivl)
 		if iv.uhist != nil {
 			iv.uhist.MergeInto(c.utotal)
+			iv.lag.MergeInto(c.lag)
 		}
 		n, errs, auth = n+iv.n, errs+iv.errs, auth+iv.auth
 		iv.reset()

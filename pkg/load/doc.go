@@ -29,13 +29,28 @@
 //     connection's microseconds would flatter the percentiles.
 //   - Open model: corrected latency runs from the intended send time,
 //     uncorrected from the actual send. A late send is one more than 1 ms
-//     after its intended time. The achieved rate is (sent-1) over the time
+//     after its intended time. The send lag (actual minus intended send
+//     time: p50, p99, max) is the generator's own noise floor. The waits
+//     before sends never hold a thread (see fineTimer), so that goroutines
+//     reading responses are never kept from running. The achieved rate is (sent-1) over the time
 //     from the start to the last send. A timed open attack stops sending at
 //     its end; requests due but never sent because every worker was busy
 //     are Metrics.Unsent.
-//   - Throughput is successful (HTTP < 400) requests per second.
+//   - Throughput counts every completed request, answered or failed, per
+//     second (hey's Requests/sec); goodput counts successes (HTTP < 400).
 //   - The token source is asked before each request, outside the measured
 //     latency (but inside the corrected one when it delays the send).
+//
+// Keep-alive connections: one that has sat idle (over a millisecond: never
+// on the closed loop's hot path) is checked before reuse with a
+// non-blocking peek of its socket and redialled when the server closed or
+// reset it or sent bytes nobody asked for (HAProxy's 408 as it closes an idle
+// connection). A 408 that ends a reused connection is not counted as the
+// answer to the request just written, and a request whose reused connection
+// closes before any byte of its answer arrived is resent once on a new one,
+// whatever its method: the server never processed it, so it is not a reset.
+// URL credentials are sent as Basic auth, the method is upper-cased and a
+// "Connection: close" header means a new connection per request.
 //
 // HTTP/1.1 requests go through a minimal client of this package (one
 // connection per worker, the request bytes built once, the response parsed in

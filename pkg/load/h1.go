@@ -8,8 +8,19 @@ import (
 	"io"
 	"net"
 	"net/netip"
+	"syscall"
 	"time"
 )
+
+// idleCheckAfter is how long a connection may sit idle before it is checked
+// before reuse. Back-to-back requests (the closed loop's hot path) skip the
+// check: a server closes idle connections only after a timeout, far longer.
+const idleCheckAfter = int64(time.Millisecond)
+
+// errServerClosedIdle is a reused connection the server had closed before
+// it could have read the request, found too late for the idle check. The
+// request never reached the server, so it is resent whatever its method.
+var errServerClosedIdle = errors.New("server closed the idle connection")
 
 // h1 is one worker's HTTP/1.1 client: one connection, one read buffer, and
 // the request bytes, rebuilt only when the token changes.
@@ -18,8 +29,11 @@ type h1 struct {
 	t    *target
 	ph   *phaseSet
 	nc   net.Conn
+	rc   syscall.RawConn // nc's socket, for the idle check
 	br   *bufio.Reader
-	used int // requests completed on nc
+	used int   // requests completed on nc
+	idle int64 // engine time nc's last response ended
+	st   idleState
 	req  []byte
 	tok  string
 	ok   bool // req holds the rendering of tok
@@ -49,6 +63,9 @@ func (c *h1) do(token string, start int64) (int, error) {
 		c.req, c.ok = c.t.render(c.req, ""), true
 	}
 	deadline := wall(start).Add(c.a.timeout)
+	if c.nc != nil && start-c.idle > idleCheckAfter && !c.st.alive(c.rc) {
+		c.drop()
+	}
 	for attempt := 0; ; attempt++ {
 		if c.nc == nil {
 			// A resend dials: the pool may hold more connections the
@@ -63,44 +80,70 @@ func (c *h1) do(token string, start int64) (int, error) {
 			return status, nil
 		}
 		c.drop()
-		// A keep-alive connection the server had already closed: resend
-		// once on a fresh one, as net/http does.
-		if reused && !gotByte && attempt == 0 && c.t.replayable && !isTimeout(err) {
+		if reused && !gotByte && attempt == 0 && c.resendable(err) {
 			continue
+		}
+		if errors.Is(err, errServerClosedIdle) {
+			err = &opError{"reading response", io.ErrUnexpectedEOF}
 		}
 		return 0, err
 	}
+}
+
+// resendable reports whether a request that failed on a reused connection
+// before any of its response arrived may be sent again on a fresh one. The
+// server closed (or reset) a keep-alive connection it considered idle, so it
+// never processed the request: net/http resends then too, for any method,
+// when it can tell (errServerClosedIdle); a closed or reset connection with
+// nothing read is the same case found a moment later. A timeout is not: the
+// server may be working on the request.
+func (c *h1) resendable(err error) bool {
+	switch {
+	case isTimeout(err):
+		return false
+	case c.t.replayable, errors.Is(err, errServerClosedIdle):
+		return true
+	}
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
 }
 
 func (c *h1) roundTrip(deadline time.Time) (status int, gotByte bool, err error) {
 	if err := c.nc.SetDeadline(deadline); err != nil {
 		return 0, false, &opError{"writing request", err}
 	}
+	// Phases are kept only for the attempt that produced the result.
 	t0 := now()
-	if err := c.write(); err != nil {
-		// A server may answer (401, 413) and close before reading a large
-		// body; that answer is the result, as net/http also reports it.
-		if status, _, rerr := readResponse(c.br, c.t.head); rerr == nil {
-			c.drop()
-			return status, true, nil
-		}
-		return 0, false, err
-	}
+	werr := c.write()
 	t1 := now()
-	c.ph[phaseWrite].add(t1 - t0)
 	if _, err := c.br.Peek(1); err != nil {
+		if werr != nil {
+			return 0, false, werr
+		}
 		return 0, false, &opError{"reading response", err}
 	}
 	t2 := now()
-	c.ph[phaseWait].add(t2 - t1)
 	status, keep, err := readResponse(c.br, c.t.head)
+	if c.used > 0 && status == 408 && !keep {
+		// HAProxy (the OpenShift router) sends "408 Request Time-out" as
+		// it closes an idle keep-alive connection: an answer to no request,
+		// ignored as net/http ignores it. Its body may end in a reset,
+		// when the server closes with our request unread.
+		return 0, false, errServerClosedIdle
+	}
 	if err != nil {
 		return 0, true, &opError{"reading response", err}
 	}
-	c.ph[phaseRead].add(now() - t2)
+	t3 := now()
+	c.ph[phaseWrite].add(t1 - t0)
+	c.ph[phaseWait].add(t2 - t1)
+	c.ph[phaseRead].add(t3 - t2)
 	c.used++
-	// Bytes nobody asked for would be read as the next response.
-	if !keep || c.t.closeConn || c.br.Buffered() > 0 {
+	c.idle = t3
+	// A server may answer (401, 413) and close before reading a large
+	// body (werr != nil); that answer is the result, as net/http also
+	// reports it. Bytes nobody asked for would be read as the next response.
+	if werr != nil || !keep || c.t.closeConn || c.br.Buffered() > 0 {
 		c.drop()
 	}
 	return status, true, nil
@@ -161,7 +204,8 @@ func (c *h1) connect(deadline time.Time, fresh bool) error {
 }
 
 func (c *h1) use(nc net.Conn, used int) {
-	c.nc, c.used = nc, used
+	c.nc, c.used, c.idle = nc, used, now()
+	c.rc = rawConn(nc)
 	c.br.Reset(nc)
 }
 
@@ -184,7 +228,7 @@ func (c *h1) resolve(deadline time.Time) ([]netip.Addr, error) {
 func (c *h1) drop() {
 	if c.nc != nil {
 		c.nc.Close()
-		c.nc = nil
+		c.nc, c.rc = nil, nil
 	}
 }
 
@@ -192,7 +236,7 @@ func (c *h1) drop() {
 func (c *h1) release() {
 	if c.nc != nil && c.br.Buffered() == 0 {
 		c.a.pool.put(c.t.key, c.nc)
-		c.nc = nil
+		c.nc, c.rc = nil, nil
 	}
 	c.drop()
 }

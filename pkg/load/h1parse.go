@@ -27,6 +27,12 @@ func readResponse(br *bufio.Reader, head bool) (status int, keep bool, err error
 			continue
 		}
 		keep = !h.close && (minor >= 1 || h.keepAlive)
+		if minor == 0 {
+			h.te = false // HTTP/1.0 has no transfer codings (RFC 9112 6.1); net/http ignores it too
+		}
+		if h.badLength && !(h.te && h.chunked) {
+			return status, false, fmt.Errorf("%w: bad Content-Length", errMalformed)
+		}
 		switch {
 		case status == 101:
 			return status, false, nil // the connection now speaks something else
@@ -49,19 +55,24 @@ func readStatus(br *bufio.Reader) (status, minor int, err error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	// "HTTP/1.1 200 OK"
-	if len(line) < 12 || !bytes.HasPrefix(line, []byte("HTTP/1.")) || line[8] != ' ' {
+	// "HTTP/1.1 200 OK"; extra spaces before the code are tolerated, as
+	// net/http tolerates them.
+	if len(line) < 9 || !bytes.HasPrefix(line, []byte("HTTP/1.")) || line[8] != ' ' {
+		return 0, 0, fmt.Errorf("%w: bad status line", errMalformed)
+	}
+	if line[7] < '0' || line[7] > '9' {
 		return 0, 0, fmt.Errorf("%w: bad status line", errMalformed)
 	}
 	minor = int(line[7] - '0')
-	for _, c := range line[9:12] {
+	code := bytes.TrimLeft(line[9:], " ")
+	if len(code) < 3 || (len(code) > 3 && code[3] != ' ') {
+		return 0, 0, fmt.Errorf("%w: bad status code", errMalformed)
+	}
+	for _, c := range code[:3] {
 		if c < '0' || c > '9' {
 			return 0, 0, fmt.Errorf("%w: bad status code", errMalformed)
 		}
 		status = status*10 + int(c-'0')
-	}
-	if len(line) > 12 && line[12] != ' ' {
-		return 0, 0, fmt.Errorf("%w: bad status code", errMalformed)
 	}
 	return status, minor, nil
 }
@@ -73,6 +84,7 @@ type headers struct {
 	chunked   bool
 	close     bool
 	keepAlive bool
+	badLength bool // unparsable or conflicting Content-Length
 }
 
 func readHeaders(br *bufio.Reader) (headers, error) {
@@ -92,9 +104,11 @@ func readHeaders(br *bufio.Reader) (headers, error) {
 		name, value := line[:colon], bytes.TrimSpace(line[colon+1:])
 		switch {
 		case asciiEqualFold(name, "content-length"):
+			// A bad one matters only if it frames the body: chunked
+			// framing overrides it.
 			n, ok := parseDecimal(value)
 			if !ok || (h.length >= 0 && n != h.length) {
-				return h, fmt.Errorf("%w: bad Content-Length", errMalformed)
+				h.badLength = true
 			}
 			h.length = n
 		case asciiEqualFold(name, "transfer-encoding"):

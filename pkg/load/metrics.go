@@ -19,6 +19,7 @@ type Metrics struct {
 	tot      totals
 	hist     *hdr.Histogram
 	uhist    *hdr.Histogram
+	lag      *hdr.Histogram
 	series   []results.Point
 	partial  bool
 	achieved float64
@@ -36,7 +37,7 @@ func (m *Metrics) fill(at *attack, c *collector, end int64) {
 	for _, w := range at.workers {
 		m.tot.merge(&w.tot)
 	}
-	m.hist, m.uhist, m.series = c.total, c.utotal, c.series
+	m.hist, m.uhist, m.lag, m.series = c.total, c.utotal, c.lag, c.series
 	m.partial = at.interrupted.Load()
 	if c.hlog != nil {
 		m.logErr = c.hlog.err
@@ -64,7 +65,8 @@ func (m *Metrics) fill(at *attack, c *collector, end int64) {
 //     its actual send.
 //   - AchievedRPS is the send rate actually reached: (sent-1) over the time
 //     from the start to the last send. LateSends counts requests sent more
-//     than 1 ms after their intended time.
+//     than 1 ms after their intended time; SendLag is the distribution of
+//     actual minus intended send time, the generator's own noise floor.
 func (m *Metrics) Result() results.Result {
 	t := &m.tot
 	r := results.Result{
@@ -102,6 +104,7 @@ func (m *Metrics) Result() results.Result {
 		u := latency(m.uhist, t.ulat)
 		achieved, late := finite(m.achieved), t.late
 		r.LatencyUncorrected, r.TargetRPS, r.AchievedRPS, r.LateSends = &u, m.spec.Rate, &achieved, &late
+		r.SendLag = m.sendLag()
 		if m.unsent > 0 {
 			unsent := m.unsent
 			r.Unsent = &unsent
@@ -109,6 +112,23 @@ func (m *Metrics) Result() results.Result {
 	}
 	return r
 }
+
+// sendLag summarises the open model's send lag; nil when nothing was sent.
+func (m *Metrics) sendLag() *results.Lag {
+	if m.lag == nil || m.lag.TotalCount() == 0 {
+		return nil
+	}
+	hi := ms(float64(max(m.tot.maxLag, 0)))
+	return &results.Lag{
+		P50Ms: min(msFromMicros(m.lag.ValueAtQuantile(50)), hi),
+		P99Ms: min(msFromMicros(m.lag.ValueAtQuantile(99)), hi),
+		MaxMs: hi,
+	}
+}
+
+// SendLagHistogram is the open model's send lag (actual minus intended send
+// time) in microseconds; nil in the closed model.
+func (m *Metrics) SendLagHistogram() *hdr.Histogram { return m.lag }
 
 // quantiles are the percentiles reported, in Latency's field order.
 var quantiles = [...]float64{50, 75, 90, 95, 99, 99.9, 99.99}

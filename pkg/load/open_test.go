@@ -126,3 +126,27 @@ func TestOpenBacklogAbandonedAtEnd(t *testing.T) {
 		t.Errorf("timeouts %d, unsent %d, requests %d: want unsent+requests = 40", r.Errors[ClassTimeout], m.Unsent(), r.Requests)
 	}
 }
+
+// TestSendLag checks that the open model reports its own noise floor and
+// the closed model, which has no intended send time, does not.
+func TestSendLag(t *testing.T) {
+	s, _ := countingServer(t)
+	a := attacker(t, plan.Client{})
+	_, open := runAttack(t, a, Request{URL: s.URL}, Spec{Rate: 500, Requests: 200, Concurrency: 5})
+	l := open.SendLag
+	if l == nil {
+		t.Fatal("open model: no send lag")
+	}
+	if l.P50Ms < 0 || l.P50Ms > l.P99Ms || l.P99Ms > l.MaxMs {
+		t.Errorf("send lag not ordered: %+v", *l)
+	}
+	// Corrected latency runs from the intended time, so it exceeds the
+	// uncorrected one by at most the largest lag (plus a microsecond of rounding).
+	if d := open.Latency.Max - open.LatencyUncorrected.Max; d > l.MaxMs+0.002 {
+		t.Errorf("corrected max - uncorrected max = %.3f ms > max send lag %.3f ms", d, l.MaxMs)
+	}
+	_, closed := runAttack(t, a, Request{URL: s.URL}, Spec{Requests: 20, Concurrency: 2})
+	if closed.SendLag != nil {
+		t.Errorf("closed model reports a send lag: %+v", *closed.SendLag)
+	}
+}

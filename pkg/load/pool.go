@@ -1,10 +1,10 @@
 package load
 
 import (
-	"errors"
+	"crypto/tls"
 	"net"
 	"sync"
-	"time"
+	"syscall"
 )
 
 // connPool keeps HTTP/1.1 connections between attacks, so that a warm-up
@@ -18,7 +18,9 @@ type connPool struct {
 // poolMax bounds the idle connections kept per target.
 const poolMax = 1 << 14
 
+// get returns an idle connection the server has not closed, or nil.
 func (p *connPool) get(key string) net.Conn {
+	var st idleState
 	for {
 		p.mu.Lock()
 		l := p.idle[key]
@@ -29,7 +31,7 @@ func (p *connPool) get(key string) net.Conn {
 		nc := l[len(l)-1]
 		p.idle[key] = l[:len(l)-1]
 		p.mu.Unlock()
-		if alive(nc) {
+		if st.alive(rawConn(nc)) {
 			return nc
 		}
 		nc.Close()
@@ -60,15 +62,19 @@ func (p *connPool) closeAll() {
 	}
 }
 
-// alive tells an idle connection the server has not closed: a read that
-// would block times out at once, while a closed one returns EOF (or bytes
-// nobody asked for, which make it unusable too).
-func alive(nc net.Conn) bool {
-	if nc.SetReadDeadline(time.Now()) != nil {
-		return false
+// rawConn is the socket under nc (under TLS too: bytes waiting there on an
+// idle connection are an alert or a close, never a response), or nil.
+func rawConn(nc net.Conn) syscall.RawConn {
+	if tc, ok := nc.(*tls.Conn); ok {
+		nc = tc.NetConn()
 	}
-	var b [1]byte
-	n, err := nc.Read(b[:])
-	var ne net.Error
-	return n == 0 && errors.As(err, &ne) && ne.Timeout()
+	sc, ok := nc.(syscall.Conn)
+	if !ok {
+		return nil
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return nil
+	}
+	return rc
 }

@@ -4,5 +4,15 @@ package load
 
 import "time"
 
-// fineSleep sleeps d; elsewhere than Linux only Go's timer is used.
-func fineSleep(d int64) { time.Sleep(time.Duration(d)) }
+// fineTimer waits with Go's timer elsewhere than Linux.
+type fineTimer struct{}
+
+func newFineTimer() *fineTimer { return &fineTimer{} }
+
+func (*fineTimer) sleep(d int64) {
+	if d > 0 {
+		time.Sleep(time.Duration(d))
+	}
+}
+
+func (*fineTimer) close() {}

@@ -57,10 +57,7 @@ func (s *stamps) trace() *httptrace.ClientTrace {
 func newStd(a *Attacker, r Request, ph *phaseSet) (*std, error) {
 	s := &std{a: a, ph: ph, data: r.Body, token: r.Token != nil}
 	ctx := httptrace.WithClientTrace(context.Background(), s.st.trace())
-	method := r.Method
-	if method == "" {
-		method = http.MethodGet
-	}
+	method := requestMethod(r.Method)
 	req, err := http.NewRequestWithContext(ctx, method, r.URL, nil)
 	if err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package load
 
 import (
 	"crypto/tls"
+	"encoding/base64"
 	"fmt"
 	"net"
 	"net/http"
@@ -60,16 +61,13 @@ func newTarget(a *Attacker, r Request) (*target, error) {
 		t.tls.NextProtos = []string{"http/1.1"}
 	}
 	t.key = u.Scheme + "://" + net.JoinHostPort(t.host, port)
-	method := r.Method
-	if method == "" {
-		method = http.MethodGet
-	}
+	method := requestMethod(r.Method)
 	if !validToken(method) {
 		return nil, fmt.Errorf("invalid method %q", method)
 	}
 	t.head = method == http.MethodHead
 	t.replayable = replayable(method, r.Header)
-	t.closeConn = a.client.DisableKeepAlive
+	t.closeConn = a.client.DisableKeepAlive || wantsClose(r.Header)
 	t.inline = len(r.Body) <= inlineBodyMax
 	t.prefix, err = requestPrefix(a, r, u, method)
 	return t, err
@@ -110,10 +108,44 @@ func requestPrefix(a *Attacker, r Request, u *url.URL, method string) ([]byte, e
 	if len(r.Body) > 0 || method == http.MethodPost || method == http.MethodPut || method == http.MethodPatch {
 		b = fmt.Appendf(b, "Content-Length: %d\r\n", len(r.Body))
 	}
-	if a.client.DisableKeepAlive {
+	if a.client.DisableKeepAlive || wantsClose(r.Header) {
 		b = append(b, "Connection: close\r\n"...)
 	}
+	if auth := basicAuth(u, r); auth != "" {
+		b = append(b, auth...)
+	}
 	return b, nil
+}
+
+// requestMethod upper-cases the method, as curl and hey send it: "-m head"
+// means HEAD, whose response has no body. Default GET.
+func requestMethod(m string) string {
+	if m == "" {
+		return http.MethodGet
+	}
+	return strings.ToUpper(m)
+}
+
+// wantsClose reports a "Connection: close" among the request's headers: a
+// new connection per request, as net/http and hey do.
+func wantsClose(h http.Header) bool {
+	for _, v := range h.Values("Connection") {
+		if hasToken([]byte(v), "close") {
+			return true
+		}
+	}
+	return false
+}
+
+// basicAuth renders the URL's credentials (http://user:pw@host/) as an
+// Authorization header line, as net/http does, unless the request carries
+// its own Authorization or a token. Empty when there is nothing to send.
+func basicAuth(u *url.URL, r Request) string {
+	if u.User == nil || r.Token != nil || r.Header.Get("Authorization") != "" {
+		return ""
+	}
+	pw, _ := u.User.Password()
+	return "Authorization: Basic " + base64.StdEncoding.EncodeToString([]byte(u.User.Username()+":"+pw)) + "\r\n"
 }
 
 // skipHeader drops headers the client owns, as net/http does.

@@ -10,6 +10,7 @@ type totals struct {
 	requests, successes int64
 	sent, late          int64 // open model
 	lastSend            int64 // open model, engine clock
+	maxLag              int64 // open model: largest send lag, ns
 	status              []codeCount
 	errors              map[string]int64
 	samples             map[string]string
@@ -26,14 +27,15 @@ func newTotals() totals {
 	return totals{errors: map[string]int64{}, samples: map[string]string{}}
 }
 
-func (t *totals) add(open bool, intended, sent, end int64, status int, err error, wasSent bool) {
+func (t *totals) add(open bool, intended, sent, end int64, status int, err error) {
 	t.requests++
-	if open && wasSent {
+	if open {
 		t.sent++
 		if sent-intended > lateSend {
 			t.late++
 		}
 		t.lastSend = max(t.lastSend, sent)
+		t.maxLag = max(t.maxLag, sent-intended)
 	}
 	if err != nil {
 		class := classify(err)
@@ -69,6 +71,7 @@ func (t *totals) merge(o *totals) {
 	t.sent += o.sent
 	t.late += o.late
 	t.lastSend = max(t.lastSend, o.lastSend)
+	t.maxLag = max(t.maxLag, o.maxLag)
 	for _, c := range o.status {
 		t.addStatus(c.code, c.n)
 	}

@@ -29,6 +29,7 @@ type doer interface {
 type interval struct {
 	hist  *hdr.PackedHistogram // corrected latency, µs, answered requests
 	uhist *hdr.PackedHistogram // uncorrected (open model only)
+	lag   *hdr.PackedHistogram // send lag, µs (open model only)
 	n     int64
 	errs  int64 // not successful: transport failure or HTTP >= 400
 	auth  int64 // 401 and 403
@@ -38,6 +39,7 @@ func newInterval(open bool) *interval {
 	iv := &interval{hist: hdr.NewPacked(histMin, histMax, histDigits)}
 	if open {
 		iv.uhist = hdr.NewPacked(histMin, histMax, histDigits)
+		iv.lag = hdr.NewPacked(histMin, histMax, histDigits)
 	}
 	return iv
 }
@@ -46,6 +48,7 @@ func (iv *interval) reset() {
 	iv.hist.Reset()
 	if iv.uhist != nil {
 		iv.uhist.Reset()
+		iv.lag.Reset()
 	}
 	iv.n, iv.errs, iv.auth = 0, 0, 0
 }
@@ -55,6 +58,7 @@ type worker struct {
 	at    *attack
 	doer  doer
 	timer *time.Timer
+	fine  *fineTimer // open model
 
 	// mu guards cur, done and failed against the collector, which takes it
 	// a few times a second: practically uncontended.
@@ -76,6 +80,9 @@ func (w *worker) run() {
 	if w.timer != nil {
 		defer w.timer.Stop()
 	}
+	if w.fine != nil {
+		defer w.fine.close()
+	}
 	for {
 		intended, ok := w.at.next(w)
 		if !ok {
@@ -95,21 +102,23 @@ func (w *worker) one(intended int64) {
 				w.at.interrupted.Store(true) // not a failure: we stopped
 				return
 			}
+			// Due and failed before reaching the target, like a refused
+			// connection: a failed request, not an unsent one.
 			end := now()
-			w.record(intended, end, end, 0, &tokenError{err}, false)
+			w.record(intended, end, end, 0, &tokenError{err})
 			return
 		}
 		token = t
 	}
 	sent := now()
 	status, err := w.doer.do(token, sent)
-	w.record(intended, sent, now(), status, err, true)
+	w.record(intended, sent, now(), status, err)
 }
 
 // record counts one request. Latency is recorded for answered requests only
 // (any HTTP status): a refused connection's microseconds would flatter the
 // percentiles; failures are counted by class instead.
-func (w *worker) record(intended, sent, end int64, status int, err error, wasSent bool) {
+func (w *worker) record(intended, sent, end int64, status int, err error) {
 	open := w.at.open
 	if !open {
 		intended = sent
@@ -119,6 +128,9 @@ func (w *worker) record(intended, sent, end int64, status int, err error, wasSen
 
 	w.mu.Lock()
 	iv := w.cur
+	if open {
+		iv.lag.RecordValue(micros(sent - intended))
+	}
 	if err == nil {
 		iv.hist.RecordValue(micros(c))
 		if open {
@@ -136,7 +148,7 @@ func (w *worker) record(intended, sent, end int64, status int, err error, wasSen
 	w.done++
 	w.mu.Unlock()
 
-	w.tot.add(open, intended, sent, end, status, err, wasSent)
+	w.tot.add(open, intended, sent, end, status, err)
 }
 
 // micros converts a latency to the histograms' unit, clamped to their range.
@@ -145,8 +157,8 @@ func micros(ns int64) int64 {
 }
 
 // waitUntil sleeps until engine time t; false if the attack was cancelled.
-// Long waits use a timer (cancellable, costs no thread); the last
-// millisecond and a half uses fineSleep for precision.
+// Long waits use a timer (cancellable); the last two milliseconds use the
+// fineTimer for precision. Neither holds a thread.
 func (w *worker) waitUntil(t int64) bool {
 	const coarse, margin = 2 * time.Millisecond, 1500 * time.Microsecond
 	d := t - now()
@@ -164,7 +176,10 @@ func (w *worker) waitUntil(t int64) bool {
 		d = t - now()
 	}
 	if d > 0 {
-		fineSleep(d)
+		if w.fine == nil {
+			w.fine = newFineTimer()
+		}
+		w.fine.sleep(d)
 	}
 	return true
 }

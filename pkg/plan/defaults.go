@@ -18,21 +18,29 @@ const (
 	DefaultName        = "run"
 )
 
-// Complete fills unset fields with their defaults.
+// Complete fills the fields that were not given (see Given) with their
+// defaults. The orchestrator calls it once, before Validate; scenario
+// files and flags only record what the user gave.
 func (p *Plan) Complete() {
+	p.fillDefaults()
+	p.completed = true
+}
+
+func (p *Plan) fillDefaults() {
 	if p.Name == "" {
 		p.Name = DefaultName
 	}
-	if p.Load.Requests == 0 && p.Load.Duration == 0 {
-		p.Load.Requests = DefaultRequests
+	l := &p.Load
+	if l.Requests == 0 && l.Duration == 0 && !p.given(FieldRequests) {
+		l.Requests = DefaultRequests
 	}
-	if p.Load.Concurrency == 0 {
-		p.Load.Concurrency = DefaultConcurrency
+	if l.Concurrency == 0 && !p.given(FieldConcurrency) {
+		l.Concurrency = DefaultConcurrency
 	}
-	if p.Load.Iterations == 0 {
-		p.Load.Iterations = DefaultIterations
+	if l.Iterations == 0 && !p.given(FieldIterations) {
+		l.Iterations = DefaultIterations
 	}
-	if p.Client.Timeout == 0 {
+	if p.Client.Timeout == 0 && !p.given(FieldTimeout) {
 		p.Client.Timeout = DefaultTimeout
 	}
 	for i := range p.Targets {
@@ -41,45 +49,60 @@ func (p *Plan) Complete() {
 			t.Method = DefaultMethod
 		}
 		if t.Name == "" {
-			if u, err := url.Parse(t.URL); err == nil && u.Host != "" {
-				t.Name = u.Host
-			}
+			t.Name = DefaultTargetName(t.URL)
 		}
 		t.BodyBytes = len(t.Body)
 	}
 }
 
-// Validate reports the first impossible value. Scenario files are validated
-// earlier with file and line; this catches plans built from flags.
+// DefaultTargetName is a target's name when none is given: its URL's
+// host:port ("" for a URL without one).
+func DefaultTargetName(rawURL string) string {
+	if u, err := url.Parse(rawURL); err == nil {
+		return u.Host
+	}
+	return ""
+}
+
+// effective is the plan as it will run: p itself once completed, else a
+// completed copy, so that Validate may run before Complete.
+func (p *Plan) effective() *Plan {
+	if p.completed {
+		return p
+	}
+	q := *p
+	q.Targets = append([]Target(nil), p.Targets...)
+	q.fillDefaults()
+	return &q
+}
+
+// Validate reports every impossible value of the plan as it will run
+// (Errors), each naming where it was given; or a missing or bad target.
+// It is the one place settings are checked, whether they came from a
+// scenario file or from flags, and may run before or after Complete.
 func (p *Plan) Validate() error {
 	if len(p.Targets) == 0 {
 		return errors.New("no target: give a URL or a scenario file with targets")
 	}
 	for _, t := range p.Targets {
-		if err := ValidateURL(t.URL); err != nil {
+		if err := ValidateURL(t.URL); err != nil && len(p.Targets) > 1 {
 			return fmt.Errorf("target %q: %w", t.Name, err)
+		} else if err != nil {
+			return err
 		}
 	}
-	l := p.Load
-	switch {
-	case l.Requests < 0:
-		return fmt.Errorf("requests (-n) must not be negative, got %d", l.Requests)
-	case l.Duration < 0:
-		return fmt.Errorf("duration (-z) must not be negative, got %s", l.Duration)
-	case l.Concurrency < 1:
-		return fmt.Errorf("concurrency (-c) must be at least 1, got %d", l.Concurrency)
-	case l.Rate < 0:
-		return fmt.Errorf("rate (-q) must be positive, got %g", l.Rate)
-	case l.Iterations < 1:
-		return fmt.Errorf("iterations must be at least 1, got %d", l.Iterations)
-	case l.WarmupRequests < 0 || l.WarmupDuration < 0:
-		return errors.New("warmup must not be negative")
-	case l.Delay < 0:
-		return fmt.Errorf("delay must not be negative, got %s", l.Delay)
-	case p.Client.Timeout <= 0:
-		return fmt.Errorf("timeout (-t) must be positive, got %s", p.Client.Timeout)
-	case l.Duration == 0 && l.Requests > 0 && l.Model() == Closed && int64(l.Concurrency) > l.Requests:
-		return fmt.Errorf("concurrency (-c %d) cannot exceed requests (-n %d)", l.Concurrency, l.Requests)
+	return p.ValidateSettings()
+}
+
+// ValidateSettings is Validate without the targets: the load, client, SLO
+// and sampling settings, every problem at once (Errors).
+func (p *Plan) ValidateSettings() error {
+	v := &validation{p: p, q: p.effective()}
+	v.load()
+	v.client()
+	v.slo()
+	if len(v.errs) > 0 {
+		return v.errs
 	}
 	return nil
 }

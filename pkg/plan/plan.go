@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/authbench/authbench/pkg/auth"
+	"github.com/authbench/authbench/pkg/redact"
 )
 
 // Model names how load is generated.
@@ -48,6 +49,15 @@ type Plan struct {
 	// Capacity, when set, sizes replicas for a planned throughput.
 	// Default nil: resource recommendations only.
 	Capacity *Capacity `json:"capacity,omitempty"`
+	// Lab is the directory of the authbench lab the targets belong to, as
+	// `lab scenario` writes it: the run observes that lab. Default "": the
+	// running lab in the default directory, if the targets point at it.
+	Lab string `json:"lab,omitempty"`
+	// Given records which settings the user gave, and where; see Given.
+	// Not recorded in run.json.
+	Given Given `json:"-"`
+	// completed is set by Complete.
+	completed bool
 }
 
 // Prometheus says where and how to query container metrics (issue 4).
@@ -137,11 +147,11 @@ type Header struct {
 	Value string `json:"value"`
 }
 
-// MarshalJSON redacts Authorization and Cookie values so that a plan can be
-// written to run.json safely.
+// MarshalJSON redacts secret header values (redact.Header) so that a plan
+// can be written to run.json safely.
 func (h Header) MarshalJSON() ([]byte, error) {
 	type raw Header
-	return marshalJSON(raw{Name: h.Name, Value: auth.RedactHeader(h.Name, h.Value)})
+	return marshalJSON(raw{Name: h.Name, Value: redact.Header(h.Name, h.Value)})
 }
 
 // Load says how much load to send and how.
@@ -197,7 +207,7 @@ type Client struct {
 }
 
 // SLO is a service-level objective, evaluated per target. Zero fields are
-// not checked.
+// not checked (a zero that was given is an error; see Given).
 type SLO struct {
 	// P50, P95 and P99 are latency maxima.
 	P50 Duration `json:"p50,omitempty"`

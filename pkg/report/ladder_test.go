@@ -83,7 +83,7 @@ func TestLadderHTML(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := b.String()
-	for _, want := range []string{`id="` + ChartWaterfall + `"`, `id="latency-breakdown"`, `id="gateway-timings"`, "<svg", "oauth2-proxy (ext_authz)"} {
+	for _, want := range []string{`id="` + ChartWaterfall + `"`, `id="latency-breakdown"`, `id="gateway-timings"`, `class="chart-data"`, "oauth2-proxy (ext_authz)"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("ladder page lacks %q", want)
 		}

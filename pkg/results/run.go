@@ -53,6 +53,10 @@ type Run struct {
 	Capacity []Capacity `json:"capacity,omitempty"`
 	// Lab describes the local lab the run targeted, if any.
 	Lab *Lab `json:"lab,omitempty"`
+	// UnobservedLab, when set, is a lab the targets point at that the run
+	// did not sample (not running, not named, or every component
+	// unreachable), so its resource figures are missing.
+	UnobservedLab *UnobservedLab `json:"unobserved_lab,omitempty"`
 	// Ladder is the layer-by-layer attribution of a ladder run (issue 6);
 	// its Results are then one per rung x round.
 	Ladder *Ladder `json:"ladder,omitempty"`
@@ -116,6 +120,9 @@ type Result struct {
 	TargetRPS          float64  `json:"target_rps,omitempty"`
 	AchievedRPS        *float64 `json:"achieved_rps,omitempty"`
 	LateSends          *int64   `json:"late_sends,omitempty"`
+	// SendLag is how late the open loop sent its requests (actual minus
+	// intended send time), when the engine measures it. Nil otherwise.
+	SendLag *Lag `json:"send_lag,omitempty"`
 	// Unsent counts requests of a timed open-loop iteration that were due
 	// before its end but never sent because every connection was busy.
 	Unsent *int64 `json:"unsent,omitempty"`
@@ -130,6 +137,9 @@ type Result struct {
 	HistogramFile string `json:"histogram_file,omitempty"`
 	// Components are resource samples per component (issue 4).
 	Components []ComponentUsage `json:"components,omitempty"`
+	// APIServer counts the API server's TokenReviews and SARs during the
+	// iteration (issue 15), when a review counter was given.
+	APIServer *APIServerReviews `json:"apiserver,omitempty"`
 	// Unavailable names what the source did not measure, so that a zero
 	// reads "unknown" rather than "zero": Latency keys ("min", "stddev",
 	// "p75", "p90", "p999", "p9999"), "phases" (or "phases.tls", ...),
@@ -303,6 +313,14 @@ type Lab struct {
 	Notes      []string       `json:"notes,omitempty"`
 }
 
+// UnobservedLab is a lab a run targeted but could not sample.
+type UnobservedLab struct {
+	// Dir is the lab directory.
+	Dir string `json:"dir"`
+	// Reason says why it was not observed.
+	Reason string `json:"reason"`
+}
+
 // LabComponent is one process of the lab.
 type LabComponent struct {
 	Name    string `json:"name"`
@@ -310,4 +328,12 @@ type LabComponent struct {
 	Version string `json:"version,omitempty"`
 	URL     string `json:"url,omitempty"`
 	Limit   string `json:"limit,omitempty"`
+}
+
+// Lag summarises how late requests were sent against their schedule, in
+// milliseconds.
+type Lag struct {
+	P50Ms float64 `json:"p50_ms"`
+	P99Ms float64 `json:"p99_ms"`
+	MaxMs float64 `json:"max_ms"`
 }

@@ -3,7 +3,6 @@ package runner
 import (
 	"context"
 	"fmt"
-	"io"
 	"path/filepath"
 	"time"
 
@@ -18,6 +17,7 @@ import (
 // CapacityOptions configure a capacity run: each target of the plan is
 // searched in turn (capacity.Search), each step an open-loop load.
 type CapacityOptions struct {
+	// Options are run's: the plan, files, sampling and executor.
 	Options
 	// Search configures every target's search. Its SLO, when zero, is the
 	// plan's.
@@ -33,19 +33,50 @@ type CapacityOutcome struct {
 	Searches []*capacity.Result
 }
 
-// Capacity searches the capacity of the plan's targets under its SLO and
-// writes a run directory marked as a capacity run: one Result per step
-// (Iteration is the step's number, TargetRPS its offered rate), the
-// searches in capacity.File, and findings and sizing advice from the
-// steps at the capacity found. Interrupted, it keeps what it measured and
-// returns ErrInterrupted.
+// Capacity searches the capacity of the plan's targets under its SLO, in
+// one session like any run, and writes a run directory marked as a
+// capacity run: one Result per step (Iteration is the step's number,
+// TargetRPS its offered rate), the searches in capacity.File, and the
+// findings, SLO checks and sizing of the passing steps at the capacity
+// found. Interrupted, it keeps what it measured and returns
+// ErrInterrupted.
 func Capacity(ctx context.Context, o CapacityOptions) (*CapacityOutcome, error) {
-	if o.Log == nil {
-		o.Log = io.Discard
-	}
 	if o.Out == "" {
 		o.Out = "runs"
 	}
+	p, err := capacityPlan(&o)
+	if err != nil {
+		return nil, err
+	}
+	c := Common{Out: o.Out, CommandLine: o.CommandLine, Version: o.Version, Log: o.Log,
+		Monitor: o.Monitor, Reviews: o.Reviews, Lab: o.Lab, Executor: o.Executor}
+	s, err := NewSession(ctx, c, p.Name, p.Client, p.Targets)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	s.Run.Plan, s.Run.Kind, s.Run.UnobservedLab = *p, results.KindCapacity, o.Unobserved
+	if err := s.CreateDir(); err != nil {
+		return nil, err
+	}
+	searches, serr := search(ctx, s, p, o)
+	interrupted := ctx.Err() != nil
+	if serr != nil && !interrupted {
+		fmt.Fprintf(s.Log(), "error: %v\n", serr)
+	}
+	out, werr := finishCapacity(s, p, searches, interrupted)
+	switch {
+	case werr != nil:
+		return out, werr
+	case interrupted:
+		return out, ErrInterrupted
+	}
+	return out, serr
+}
+
+// capacityPlan makes the plan an open loop of Step per step, takes its
+// SLO for the search, and validates both before any load.
+func capacityPlan(o *CapacityOptions) (*plan.Plan, error) {
 	if o.Step <= 0 {
 		o.Step = capacity.DefaultStep
 	}
@@ -65,153 +96,75 @@ func Capacity(ctx context.Context, o CapacityOptions) (*CapacityOutcome, error) 
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	if err := o.Search.Complete(); err != nil {
-		return nil, err
-	}
-	e, err := prepare(ctx, o.Options)
-	if err != nil {
-		return nil, err
-	}
-	e.run.Kind = results.KindCapacity
-	searches, err := e.search(ctx, o)
-	interrupted := ctx.Err() != nil
-	if err != nil && !interrupted {
-		fmt.Fprintf(o.Log, "error: %v\n", err)
-	}
-	out, werr := e.finishCapacity(searches, interrupted)
-	switch {
-	case werr != nil:
-		return out, werr
-	case interrupted:
-		return out, ErrInterrupted
-	}
-	return out, err
+	return p, o.Search.Complete()
 }
 
-// prepare readies an execution: targets, client and run directory.
-func prepare(ctx context.Context, o Options) (*execution, error) {
-	targets, err := prepareTargets(ctx, o.Plan)
-	if err != nil {
-		return nil, err
+// search probes the targets, samples, warms up, then searches each
+// target in turn.
+func search(ctx context.Context, s *Session, p *plan.Plan, o CapacityOptions) ([]*capacity.Result, error) {
+	for i := range p.Targets {
+		s.Probe(ctx, i)
 	}
-	attacker, err := load.NewAttacker(o.Plan.Client)
-	if err != nil {
-		return nil, fmt.Errorf("preparing http client: %w", err)
-	}
-	start := time.Now()
-	dir, err := store.NewRunDir(o.Out, o.Plan.Name, start)
-	if err != nil {
-		return nil, err
-	}
-	e := &execution{o: o, plan: o.Plan, attacker: attacker, targets: targets, dir: dir}
-	e.run, e.tl = newRun(o, start), &results.Timeline{}
-	return e, nil
-}
-
-// search probes the targets, starts sampling, warms up, then searches
-// each target.
-func (e *execution) search(ctx context.Context, o CapacityOptions) ([]*capacity.Result, error) {
-	for _, t := range e.targets {
-		e.run.Environment.Targets = append(e.run.Environment.Targets, probe(ctx, e.attacker, t))
-	}
-	if e.o.Monitor != nil {
-		if err := e.o.Monitor.Start(ctx); err != nil {
-			fmt.Fprintf(e.o.Log, "warning: resource sampling disabled: %v\n", err)
-			e.o.Monitor = nil
-		} else {
-			defer e.o.Monitor.Stop()
-		}
-	}
+	defer s.Sample(ctx)()
+	e := &execution{s: s, plan: p}
 	if e.warmup(ctx) {
 		return nil, ctx.Err()
 	}
 	var out []*capacity.Result
-	for _, t := range e.targets {
-		fmt.Fprintf(e.o.Log, "%s: searching capacity under %s\n", t.plan.Name, capacity.SLOText(o.Search.SLO))
-		r, err := capacity.Search(ctx, e.stepper(t, o.Step), o.Search)
+	for i, t := range p.Targets {
+		fmt.Fprintf(s.Log(), "%s: searching capacity under %s\n", t.Name, capacity.SLOText(o.Search.SLO))
+		r, err := capacity.Search(ctx, stepper(s, p, i, o.Step), o.Search)
 		if r != nil {
-			r.Target = t.plan.Name
+			r.Target = t.Name
 			out = append(out, r)
 		}
 		if err != nil {
-			return out, fmt.Errorf("searching %s: %w", t.plan.Name, err)
+			return out, fmt.Errorf("searching %s: %w", t.Name, err)
 		}
 	}
 	return out, nil
 }
 
-// stepper is the search's Measure for one target: one open-loop load per
-// step, recorded in the run like an iteration.
-func (e *execution) stepper(t target, step time.Duration) capacity.Measure {
-	n := 0
+// stepper is the search's Measure for target i: one open-loop phase per
+// step, recorded by the session like an iteration (numbered by step).
+func stepper(s *Session, p *plan.Plan, i int, step time.Duration) capacity.Measure {
+	name, n := p.Targets[i].Name, 0
 	return func(ctx context.Context, rate float64) (capacity.Point, error) {
 		n++
-		if n > 1 && sleep(ctx, e.plan.Load.Delay.D()) {
+		if n > 1 && Sleep(ctx, p.Load.Delay.D()) {
 			return capacity.Point{}, ctx.Err()
 		}
-		fmt.Fprintf(e.o.Log, "%s: step %d at %.4g req/s\n", t.plan.Name, n, rate)
-		res, m := e.attackStep(ctx, t, n, load.Spec{Model: plan.Open, Duration: step,
-			Concurrency: e.plan.Load.Concurrency, Rate: rate})
-		if err := m.Err(); err != nil {
-			return capacity.Point{}, err
+		fmt.Fprintf(s.Log(), "%s: step %d at %.4g req/s\n", name, n, rate)
+		spec := load.Spec{Model: plan.Open, Duration: step, Concurrency: p.Load.Concurrency, Rate: rate}
+		m, interrupted := s.Measure(ctx, i, name, n, spec, nil)
+		switch {
+		case interrupted:
+			return capacity.Point{}, context.Canceled
+		case m == nil:
+			return capacity.Point{}, fmt.Errorf("step %d at %g req/s could not run", n, rate)
 		}
-		if m.Partial() || ctx.Err() != nil {
-			return capacity.PointFrom(res), context.Canceled
-		}
-		return capacity.PointFrom(res), nil
+		return capacity.PointFrom(s.Run.Results[len(s.Run.Results)-1]), nil
 	}
 }
 
-// attackStep runs one step and records it as the target's result number n.
-func (e *execution) attackStep(ctx context.Context, t target, n int, s load.Spec) (results.Result, *load.Metrics) {
-	hlogName := store.HistogramFileName(t.plan.Name, n)
-	hlog, err := newAtomicFile(filepath.Join(e.dir, hlogName))
-	if err != nil {
-		fmt.Fprintf(e.o.Log, "warning: %v\n", err)
+// finishCapacity closes the record, diagnoses the passing steps at each
+// capacity found (the load the findings and sizing then describe), and
+// writes the directory with capacity.File.
+func finishCapacity(s *Session, p *plan.Plan, searches []*capacity.Result, interrupted bool) (*CapacityOutcome, error) {
+	s.Finish(interrupted)
+	at := *s.Run
+	at.Results = atCapacity(s.Run.Results, searches)
+	s.Run.Findings = analyze.Diagnose(&at, s.Timeline)
+	s.Run.SLO = analyze.EvaluateSLO(p, at.Results)
+	s.Run.Capacity = analyze.PlanCapacity(&at, analyze.CapacityOptionsFrom(p))
+	out := &CapacityOutcome{Outcome: *s.Outcome(), Searches: searches}
+	if s.Dir == "" {
+		return out, nil
 	}
-	var opts []load.AttackOption
-	if hlog != nil {
-		opts = append(opts, load.WithHistogramLog(hlog))
-	}
-	m := e.attacker.Attack(ctx, t.request, s, opts...)
-	res := m.Result()
-	res.Target, res.Iteration = t.plan.Name, n
-	if hlog != nil {
-		if err := hlog.Commit(); err != nil {
-			fmt.Fprintf(e.o.Log, "warning: %v\n", err)
-		} else {
-			res.HistogramFile = hlogName
-		}
-	}
-	if e.o.Monitor != nil {
-		res.Components = e.o.Monitor.Usage(res.Start, res.End, res.Requests)
-	}
-	e.run.Results = append(e.run.Results, res)
-	e.tl.Series = append(e.tl.Series, results.Series{Target: res.Target, Iteration: n, Points: m.Series()})
-	return res, m
-}
-
-// finishCapacity diagnoses the steps at each capacity found (the load the
-// findings and sizing then describe), and writes the directory.
-func (e *execution) finishCapacity(searches []*capacity.Result, interrupted bool) (*CapacityOutcome, error) {
-	run := e.run
-	run.End = time.Now().UTC()
-	run.Partial = interrupted
-	at := *run
-	at.Results = atCapacity(run.Results, searches)
-	run.Findings = analyze.Diagnose(&at, e.tl)
-	run.SLO = analyze.EvaluateSLO(e.plan, at.Results)
-	run.Capacity = analyze.PlanCapacity(&at, analyze.CapacityOptionsFrom(e.plan))
-	if e.o.Monitor != nil {
-		for _, w := range e.o.Monitor.Warnings() {
-			fmt.Fprintln(e.o.Log, "warning:", w)
-		}
-	}
-	out := &CapacityOutcome{Outcome: Outcome{Dir: e.dir, Run: run, Timeline: e.tl}, Searches: searches}
-	if err := store.WriteJSON(filepath.Join(e.dir, capacity.File), searches); err != nil {
+	if err := store.WriteJSON(filepath.Join(s.Dir, capacity.File), searches); err != nil {
 		return out, err
 	}
-	return out, WriteRun(e.dir, e.o.Out, run, e.tl, e.o.Log)
+	return out, s.Write()
 }
 
 // atCapacity keeps each target's passing steps at the capacity its

@@ -43,7 +43,7 @@ func baseline(t *testing.T) *results.Run {
 // status`) and where the kernel enforces it (its cgroup's quota).
 func checkLimit(t *testing.T, recorded string, cores float64) {
 	t.Helper()
-	st, err := lab.Status(labDir)
+	st, err := lab.Open(labDir).Status()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func checkLimit(t *testing.T, recorded string, cores float64) {
 // TestLiveLimitThrottlesOAuth2Proxy is the seeds' misconfiguration as a
 // what-if on the running lab: the same closed-loop load through the 3x
 // stack, without and then with a 50m CPU limit on oauth2-proxy, put on and
-// lifted live with lab.SetLimits.
+// lifted live with Lab.SetLimit.
 func TestLiveLimitThrottlesOAuth2Proxy(t *testing.T) {
 	unlimited := baseline(t)
 	onlyStatus(t, unlimited, "200")
@@ -78,11 +78,11 @@ func TestLiveLimitThrottlesOAuth2Proxy(t *testing.T) {
 		t.Errorf("the unlimited run has cpu-throttling findings: %+v", f)
 	}
 
-	if err := lab.SetLimits(labDir, []lab.Limit{{Component: lab.CompOAuth2Proxy, MilliCPU: 50}}); err != nil {
+	if err := lab.Open(labDir).SetLimit(lab.Limit{Component: lab.CompOAuth2Proxy, MilliCPU: 50}); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		if err := lab.SetLimits(labDir, []lab.Limit{{Component: lab.CompOAuth2Proxy}}); err != nil {
+		if err := lab.Open(labDir).SetLimit(lab.Limit{Component: lab.CompOAuth2Proxy}); err != nil {
 			t.Fatalf("lifting the limit: %v", err)
 		}
 		checkLimit(t, "", 0)

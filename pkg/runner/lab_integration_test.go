@@ -79,8 +79,8 @@ func runWithLab(m *testing.M) int {
 	labDir = filepath.Join(install.CacheDir(), "lab-runner-integration")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	t0 := time.Now()
-	_ = lab.Down(ctx, labDir, io.Discard) // a lab left by an interrupted earlier run
-	labState, labErr = lab.Up(ctx, lab.UpOptions{Dir: labDir, Out: os.Stderr,
+	_ = lab.Open(labDir).Down(ctx, io.Discard) // a lab left by an interrupted earlier run
+	labState, labErr = lab.Open(labDir).Up(ctx, lab.UpOptions{Out: os.Stderr,
 		Supervisor: []string{os.Args[0], "-test.run=^$"},
 		Config:     lab.Config{AccessTokenLifespan: tokenLifespan}})
 	cancel()
@@ -89,7 +89,7 @@ func runWithLab(m *testing.M) int {
 		expired, expiredExpiry, expiredErr = aliceToken()
 	}
 	code := m.Run()
-	if err := lab.Down(context.Background(), labDir, os.Stderr); err != nil {
+	if err := lab.Open(labDir).Down(context.Background(), os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "lab down:", err)
 		code = 1
 	}
@@ -112,7 +112,7 @@ func needLab(t *testing.T) *lab.State {
 func labPlan(t *testing.T, name string, l plan.Load) *plan.Plan {
 	t.Helper()
 	needLab(t)
-	b, err := lab.Scenario(labDir)
+	b, err := lab.Open(labDir).Scenario()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +227,7 @@ func onlyStatus(t *testing.T, run *results.Run, code string) {
 // aliceToken gets alice's access token through the 3x target's own token
 // source, and its expiry from the JWT.
 func aliceToken() (string, time.Time, error) {
-	b, err := lab.Scenario(labDir)
+	b, err := lab.Open(labDir).Scenario()
 	if err != nil {
 		return "", time.Time{}, err
 	}

@@ -21,6 +21,8 @@ type builder struct {
 	*decoder
 	name string // the scenario file, as given
 	dir  string // relative paths in the file are relative to this
+	// lines maps the settings given to their lines, for plan.FieldErrors.
+	lines map[string]int
 }
 
 // errAt records a problem with field key of the schema struct s, decoded at
@@ -32,6 +34,12 @@ func (b *builder) errAt(s any, path, key, format string, args ...any) {
 	if b.failed[p] || (key != "" && b.failed[path]) || (key == "" && b.partial[path]) {
 		return
 	}
+	b.errorf(b.line(s, key), p, format, args...)
+}
+
+// line is where field key of the schema struct s was written; key ""
+// means s as a whole.
+func (b *builder) line(s any, key string) int {
 	line := 0
 	if pos := b.pos[s]; pos != nil {
 		line = pos.line
@@ -39,7 +47,42 @@ func (b *builder) errAt(s any, path, key, format string, args ...any) {
 			line = k.Line
 		}
 	}
-	b.errorf(line, p, format, args...)
+	return line
+}
+
+// give records in p.Given that field key of the schema struct s, decoded
+// at path, was given, and at which line, so that the plan layer's checks
+// name it.
+func (b *builder) give(p *plan.Plan, s any, path, key string) {
+	field := join(path, key)
+	line := b.line(s, key)
+	b.lines[field] = line
+	p.Give(field, fmt.Sprintf("%s:%d", b.name, line))
+}
+
+// gaveUnder reports whether a field under path was given.
+func (b *builder) gaveUnder(p *plan.Plan, path string) bool {
+	for f := range p.Given {
+		if strings.HasPrefix(f, path+".") {
+			return true
+		}
+	}
+	return false
+}
+
+// settingErrors turns the plan layer's findings into the file's errors,
+// at the lines where the values were given. Fields that failed to decode
+// were reported already.
+func (b *builder) settingErrors(p *plan.Plan) {
+	var fes plan.Errors
+	if !errors.As(p.ValidateSettings(), &fes) {
+		return
+	}
+	for _, fe := range fes {
+		if !b.failed[fe.Field] {
+			b.errorf(b.lines[fe.Field], fe.Field, "%s", fe.Msg)
+		}
+	}
 }
 
 // missing records that a required field is absent, unless the struct had
@@ -64,22 +107,29 @@ func (b *builder) plan(f *fileSpec) *plan.Plan {
 	for i := range f.Targets {
 		p.Targets = append(p.Targets, b.target(&f.Targets[i], fmt.Sprintf("targets[%d]", i)))
 	}
-	p.Load = b.load(&f.Load)
-	p.Client = b.client(&f.Client)
-	p.SLO = b.slo(f.SLO)
+	b.load(p, &f.Load)
+	b.client(p, &f.Client)
+	b.slo(p, f.SLO)
 	p.Observe = b.observe(f.Observe)
 	p.Prometheus = b.prometheus(f.Prometheus)
 	p.Capacity = b.capacity(f.Capacity)
 	if f.SampleInterval != nil {
-		if *f.SampleInterval <= 0 {
-			b.errAt(f, "", "sample_interval", "must be positive, got %s", f.SampleInterval.std())
-		}
 		p.SampleInterval = plan.Duration(*f.SampleInterval)
+		b.give(p, f, "", "sample_interval")
 	}
-	p.Complete()
+	p.Lab = b.labDir(f)
 	b.uniqueNames(f, p)
-	b.enoughRequests(&f.Load, p.Load)
+	b.settingErrors(p)
 	return p
+}
+
+// labDir is the lab directory the file names, relative paths resolved
+// against the file's directory.
+func (b *builder) labDir(f *fileSpec) string {
+	if f.Lab == "" || filepath.IsAbs(f.Lab) {
+		return f.Lab
+	}
+	return filepath.Join(b.dir, f.Lab)
 }
 
 // defaultName is the file's name without its extension.
@@ -211,6 +261,9 @@ func (b *builder) uniqueNames(f *fileSpec, p *plan.Plan) {
 	first := map[string]int{}
 	for i, t := range p.Targets {
 		if t.Name == "" {
+			t.Name = plan.DefaultTargetName(t.URL)
+		}
+		if t.Name == "" {
 			continue
 		}
 		if j, dup := first[t.Name]; dup {
@@ -295,14 +348,14 @@ func (b *builder) token(t *tokenSpec, path string) *auth.Spec {
 	for _, k := range []struct {
 		name string
 		set  bool
-	}{{"env", t.Env != ""}, {"file", t.File != ""}, {"command", t.Command != ""}, {"oidc", t.OIDC != nil}} {
+	}{{"env", t.Env != ""}, {"file", t.File != ""}, {"command", t.Command != ""}, {"oidc", t.OIDC != nil}, {"pool", t.Pool != nil}} {
 		if k.set {
 			kinds = append(kinds, k.name)
 		}
 	}
 	switch {
 	case len(kinds) == 0:
-		b.errAt(t, path, "", "no token source: give one of env, file, command or oidc")
+		b.errAt(t, path, "", "no token source: give one of env, file, command, oidc or pool")
 	case len(kinds) > 1:
 		b.errAt(t, path, "", "give only one token source, not %s", strings.Join(kinds, " and "))
 	}
@@ -321,5 +374,34 @@ func (b *builder) token(t *tokenSpec, path string) *auth.Spec {
 	if t.OIDC != nil {
 		s.OIDC = b.oidc(t.OIDC, join(path, "oidc"))
 	}
+	if t.Pool != nil {
+		s.Pool = b.pool(t.Pool, join(path, "pool"))
+	}
 	return s
+}
+
+// pool checks a token pool and resolves its file and sources.
+func (b *builder) pool(p *poolSpec, path string) *auth.Pool {
+	out := &auth.Pool{File: b.file(p, path, "file", p.File), Order: p.Order}
+	switch p.Order {
+	case "", auth.OrderRoundRobin, auth.OrderRandom:
+	default:
+		b.errAt(p, path, "order", "want %q or %q, got %q", auth.OrderRoundRobin, auth.OrderRandom, p.Order)
+	}
+	if p.File == "" && len(p.Sources) == 0 {
+		b.errAt(p, path, "", "give a file of tokens or a list of sources")
+	}
+	for i, src := range p.Sources {
+		sp := fmt.Sprintf("%s[%d]", join(path, "sources"), i)
+		if src == nil {
+			b.errAt(p, path, "sources", "sources[%d] is empty", i)
+			continue
+		}
+		if src.Pool != nil {
+			b.errAt(src, sp, "pool", "a pool cannot hold a pool")
+			continue
+		}
+		out.Sources = append(out.Sources, *b.token(src, sp))
+	}
+	return out
 }

@@ -53,7 +53,7 @@ func parse(name, dir string, data []byte) (*plan.Plan, error) {
 		if root != nil {
 			d.decode(root, reflectValue(&f), "", root.Line)
 		}
-		b := &builder{decoder: d, name: name, dir: dir}
+		b := &builder{decoder: d, name: name, dir: dir, lines: map[string]int{}}
 		p = b.plan(&f)
 	}
 	if len(d.errs) > 0 {

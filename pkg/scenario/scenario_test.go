@@ -51,6 +51,8 @@ func TestValid(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Load:\n%v", err)
 			}
+			// As run.json records it: completed by the orchestrator.
+			p.Complete()
 			if err := p.Validate(); err != nil {
 				t.Errorf("plan does not validate: %v", err)
 			}
@@ -144,6 +146,7 @@ func TestLoadedValues(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			p.Complete() // as the orchestrator does
 			if err := tt.check(p); err != nil {
 				t.Error(err)
 			}

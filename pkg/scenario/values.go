@@ -2,7 +2,6 @@ package scenario
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -42,14 +41,12 @@ type fraction float64
 
 func (x *fraction) decodeNode(d *decoder, n *yaml.Node, path string) {
 	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!str" && strings.HasSuffix(n.Value, "%") {
-		f, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(n.Value, "%")), 64)
+		f, err := plan.ParsePercent(n.Value)
 		if err != nil {
 			d.fail(n, path, "want a percentage such as \"99.9%%\", got %s", describe(n))
 			return
 		}
-		// Round off the binary noise of the division: "99.9%" is 0.999.
-		r, _ := strconv.ParseFloat(strconv.FormatFloat(f/100, 'g', 12, 64), 64)
-		*x = fraction(r)
+		*x = fraction(f)
 		return
 	}
 	f, ok := d.number(n, path)

@@ -94,11 +94,12 @@ type installer struct {
 }
 
 func allSteps(in *installer) []step {
-	steps := aptSteps(in)
+	steps := append(aptSteps(in), kubeSteps(in)...)
 	for _, t := range Tools() {
 		steps = append(steps, goToolStep(in, t))
 	}
-	return append(steps, keycloakStep(in))
+	steps = append(steps, keycloakStep(in))
+	return append(steps, searchSteps(in)...)
 }
 
 // Install runs every selected step, skipping what is already present, and

@@ -89,8 +89,8 @@ func TestSelectSteps(t *testing.T) {
 		want    []string
 		wantErr string
 	}{
-		{"default leaves out chromium", Options{}, []string{"apt", "http-echo", "oauth2-proxy", "kube-rbac-proxy", "kube-apiserver", "keycloak"}, ""},
-		{"optional adds chromium", Options{Optional: true}, []string{"apt", "chromium", "http-echo", "oauth2-proxy", "kube-rbac-proxy", "kube-apiserver", "keycloak"}, ""},
+		{"default leaves out chromium", Options{}, []string{"apt", "kube-apt", "http-echo", "oauth2-proxy", "kube-rbac-proxy", "kube-apiserver", "hyperkube", "keycloak"}, ""},
+		{"optional adds chromium", Options{Optional: true}, []string{"apt", "chromium", "kube-apt", "http-echo", "oauth2-proxy", "kube-rbac-proxy", "kube-apiserver", "hyperkube", "keycloak", "opensearch", "elasticsearch"}, ""},
 		{"only keeps canonical order", Options{Only: []string{"keycloak", "http-echo"}}, []string{"http-echo", "keycloak"}, ""},
 		{"only may name an optional step", Options{Only: []string{"chromium"}}, []string{"chromium"}, ""},
 		{"unknown step", Options{Only: []string{"envoy"}}, nil, `unknown install step "envoy"`},

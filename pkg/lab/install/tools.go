@@ -39,6 +39,10 @@ const (
 // Tools lists the pinned Go tools in build order (fast ones first, so a
 // fresh machine has the small tools minutes before kube-apiserver).
 func Tools() []Tool {
+	return append(baseTools(), hyperkubeTool())
+}
+
+func baseTools() []Tool {
 	return []Tool{
 		{
 			Name: "http-echo", Version: HTTPEchoVersion,

@@ -79,7 +79,7 @@ func TestRenderWrapperShape(t *testing.T) {
 func TestBuildTarget(t *testing.T) {
 	for _, tool := range Tools() {
 		want := tool.Package
-		if tool.Name == "kube-apiserver" {
+		if tool.MainSource != "" {
 			want = "."
 		}
 		if got := buildTarget(tool); got != want {

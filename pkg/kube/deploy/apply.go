@@ -1,0 +1,123 @@
+package deploy
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/authbench/authbench/pkg/kube/manifests"
+)
+
+// FieldManager owns the fields authbench applies.
+const FieldManager = "authbench"
+
+// resource is where a kind lives in the REST API.
+type resource struct {
+	plural     string
+	namespaced bool
+}
+
+// resources are the kinds the stacks use.
+var resources = map[string]resource{
+	"Namespace": {"namespaces", false}, "CustomResourceDefinition": {"customresourcedefinitions", false},
+	"ClusterRoleBinding": {"clusterrolebindings", false}, "ClusterRole": {"clusterroles", false},
+	"Secret": {"secrets", true}, "ConfigMap": {"configmaps", true}, "ServiceAccount": {"serviceaccounts", true},
+	"Service": {"services", true}, "Deployment": {"deployments", true}, "Role": {"roles", true},
+	"RoleBinding": {"rolebindings", true}, "Route": {"routes", true}, "HTTPRoute": {"httproutes", true},
+}
+
+// Path is the REST path of o (its collection when name is empty).
+func Path(o manifests.Object, name string) (string, error) {
+	r, ok := resources[manifests.Kind(o)]
+	if !ok {
+		return "", fmt.Errorf("kind %s is not one deploy knows", manifests.Kind(o))
+	}
+	p := "/apis/" + manifests.APIVersion(o)
+	if !strings.Contains(manifests.APIVersion(o), "/") {
+		p = "/api/" + manifests.APIVersion(o)
+	}
+	if r.namespaced {
+		p += "/namespaces/" + manifests.Namespace(o)
+	}
+	p += "/" + r.plural
+	if name != "" {
+		p += "/" + name
+	}
+	return p, nil
+}
+
+// ApplyOptions change Apply.
+type ApplyOptions struct {
+	DryRun bool // server-side dry run: validated and admitted, not stored
+}
+
+// Apply applies objs in order with server-side apply. The error names the
+// object and the apiserver's message.
+func Apply(ctx context.Context, c *Client, objs []manifests.Object, o ApplyOptions) error {
+	for _, obj := range objs {
+		if err := applyOne(ctx, c, obj, o); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func applyOne(ctx context.Context, c *Client, obj manifests.Object, o ApplyOptions) error {
+	p, err := Path(obj, manifests.Name(obj))
+	if err != nil {
+		return err
+	}
+	q := url.Values{"fieldManager": {FieldManager}, "force": {"true"}}
+	if o.DryRun {
+		q.Set("dryRun", "All")
+	}
+	body, err := json.Marshal(obj)
+	if err != nil {
+		return err
+	}
+	code, resp, err := c.Do(ctx, http.MethodPatch, p+"?"+q.Encode(), "application/apply-patch+yaml", bytes.NewReader(body))
+	if err != nil {
+		return fmt.Errorf("applying %s %s: %w", manifests.Kind(obj), manifests.Name(obj), err)
+	}
+	if code/100 != 2 {
+		return fmt.Errorf("applying %s %s/%s: %d %s", manifests.Kind(obj), manifests.Namespace(obj), manifests.Name(obj), code, status(resp))
+	}
+	return nil
+}
+
+// status is the message of a metav1.Status body, or the body.
+func status(b []byte) string {
+	var s struct{ Message string }
+	if json.Unmarshal(b, &s) == nil && s.Message != "" {
+		return s.Message
+	}
+	return string(b)
+}
+
+// Delete deletes objs in reverse order, skipping what the stacks share
+// (the Namespace, the serving Secret, alice's and bob's ServiceAccounts)
+// and objects already gone.
+func Delete(ctx context.Context, c *Client, objs []manifests.Object) error {
+	for i := len(objs) - 1; i >= 0; i-- {
+		obj := objs[i]
+		if manifests.IsShared(obj) {
+			continue
+		}
+		p, err := Path(obj, manifests.Name(obj))
+		if err != nil {
+			return err
+		}
+		code, resp, err := c.Do(ctx, http.MethodDelete, p+"?propagationPolicy=Foreground", "", nil)
+		if err != nil {
+			return fmt.Errorf("deleting %s %s: %w", manifests.Kind(obj), manifests.Name(obj), err)
+		}
+		if code/100 != 2 && code != http.StatusNotFound {
+			return fmt.Errorf("deleting %s %s: %d %s", manifests.Kind(obj), manifests.Name(obj), code, status(resp))
+		}
+	}
+	return nil
+}

@@ -1,0 +1,155 @@
+package deploy
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/base64"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Client talks to one cluster's API with the credential of a kubeconfig.
+type Client struct {
+	Server string
+	HTTP   *http.Client
+	token  string // never logged or written
+}
+
+type kubeconfig struct {
+	CurrentContext string `yaml:"current-context"`
+	Contexts       []struct {
+		Name    string                         `yaml:"name"`
+		Context struct{ Cluster, User string } `yaml:"context"`
+	} `yaml:"contexts"`
+	Clusters []struct {
+		Name    string `yaml:"name"`
+		Cluster struct {
+			Server   string `yaml:"server"`
+			CA       string `yaml:"certificate-authority"`
+			CAData   string `yaml:"certificate-authority-data"`
+			Insecure bool   `yaml:"insecure-skip-tls-verify"`
+		} `yaml:"cluster"`
+	} `yaml:"clusters"`
+	Users []struct {
+		Name string `yaml:"name"`
+		User struct {
+			Cert      string `yaml:"client-certificate"`
+			CertData  string `yaml:"client-certificate-data"`
+			Key       string `yaml:"client-key"`
+			KeyData   string `yaml:"client-key-data"`
+			Token     string `yaml:"token"`
+			TokenFile string `yaml:"tokenFile"`
+		} `yaml:"user"`
+	} `yaml:"users"`
+}
+
+// FromKubeconfig builds a client from a kubeconfig file's current context
+// (client certificates, a token or a token file; no exec plugins).
+func FromKubeconfig(path string) (*Client, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading kubeconfig: %w", err)
+	}
+	var kc kubeconfig
+	if err := yaml.Unmarshal(b, &kc); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	var clusterName, userName string
+	for _, c := range kc.Contexts {
+		if c.Name == kc.CurrentContext {
+			clusterName, userName = c.Context.Cluster, c.Context.User
+		}
+	}
+	c := &Client{}
+	tc := &tls.Config{}
+	rel := func(p string) string {
+		if p == "" || filepath.IsAbs(p) {
+			return p
+		}
+		return filepath.Join(filepath.Dir(path), p)
+	}
+	for _, cl := range kc.Clusters {
+		if cl.Name != clusterName {
+			continue
+		}
+		c.Server, tc.InsecureSkipVerify = strings.TrimSuffix(cl.Cluster.Server, "/"), cl.Cluster.Insecure
+		ca, err := pemOf(rel(cl.Cluster.CA), cl.Cluster.CAData)
+		if err != nil {
+			return nil, fmt.Errorf("%s: cluster %s: %w", path, clusterName, err)
+		}
+		if len(ca) > 0 {
+			tc.RootCAs = x509.NewCertPool()
+			tc.RootCAs.AppendCertsFromPEM(ca)
+		}
+	}
+	if c.Server == "" {
+		return nil, fmt.Errorf("%s: no server for the current context %q", path, kc.CurrentContext)
+	}
+	for _, u := range kc.Users {
+		if u.Name != userName {
+			continue
+		}
+		cert, err1 := pemOf(rel(u.User.Cert), u.User.CertData)
+		key, err2 := pemOf(rel(u.User.Key), u.User.KeyData)
+		if err1 != nil || err2 != nil {
+			return nil, fmt.Errorf("%s: user %s: %v %v", path, userName, err1, err2)
+		}
+		if len(cert) > 0 {
+			pair, err := tls.X509KeyPair(cert, key)
+			if err != nil {
+				return nil, fmt.Errorf("%s: user %s: %w", path, userName, err)
+			}
+			tc.Certificates = []tls.Certificate{pair}
+		}
+		c.token = u.User.Token
+		if u.User.TokenFile != "" {
+			t, err := os.ReadFile(rel(u.User.TokenFile))
+			if err != nil {
+				return nil, fmt.Errorf("%s: user %s: %w", path, userName, err)
+			}
+			c.token = strings.TrimSpace(string(t))
+		}
+	}
+	c.HTTP = &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{TLSClientConfig: tc}}
+	return c, nil
+}
+
+func pemOf(file, data string) ([]byte, error) {
+	if data != "" {
+		return base64.StdEncoding.DecodeString(data)
+	}
+	if file == "" {
+		return nil, nil
+	}
+	return os.ReadFile(file)
+}
+
+// Do sends one request and returns the status and body.
+func (c *Client) Do(ctx context.Context, method, path, contentType string, body io.Reader) (int, []byte, error) {
+	req, err := http.NewRequestWithContext(ctx, method, c.Server+path, body)
+	if err != nil {
+		return 0, nil, err
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	req.Header.Set("Accept", "application/json")
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	resp, err := c.HTTP.Do(req)
+	if err != nil {
+		return 0, nil, fmt.Errorf("%s %s: %w", method, path, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	return resp.StatusCode, b, err
+}

@@ -1,0 +1,77 @@
+package deploy
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/authbench/authbench/pkg/image"
+	"github.com/authbench/authbench/pkg/kube/manifests"
+)
+
+// StackOptions say which stack to deploy and how.
+type StackOptions struct {
+	Stack     string // manifests.Stack2x or Stack3x
+	Namespace string // default manifests.DefaultNamespace
+	Registry  string // image registry prefix; default image.DefaultRegistry
+	Lab       *manifests.Lab
+	OIDC      manifests.OIDC
+	// InstallCRDs applies the minimal Route and HTTPRoute CRDs first (the
+	// lab cluster); never on a cluster that has the real ones.
+	InstallCRDs bool
+	DryRun      bool
+	NoWait      bool // return once applied, without waiting for the Deployments
+}
+
+// Objects resolves images and the serving certificate and builds the
+// stack's objects, CRDs first when asked for.
+func Objects(ctx context.Context, c *Client, o StackOptions) ([]manifests.Object, error) {
+	mo := manifests.Options{Stack: o.Stack, Namespace: o.Namespace, Lab: o.Lab, OIDC: o.OIDC, Images: map[string]string{}}
+	for _, n := range []string{"http-echo", "kube-rbac-proxy", "oauth2-proxy", "nginx", "haproxy"} {
+		ref, err := image.Ref(ctx, n, image.Options{Registry: o.Registry})
+		if err != nil {
+			return nil, err
+		}
+		mo.Images[n] = ref
+	}
+	ns := o.Namespace
+	if ns == "" {
+		ns = manifests.DefaultNamespace
+	}
+	var err error
+	if mo.Serving, err = servingTLS(ctx, c, ns); err != nil {
+		return nil, fmt.Errorf("making the serving certificate: %w", err)
+	}
+	objs, err := manifests.Build(mo)
+	if err != nil {
+		return nil, err
+	}
+	if o.InstallCRDs {
+		objs = append(manifests.CRDs(), objs...)
+	}
+	return objs, nil
+}
+
+// Stack applies the stack's objects and, unless a dry run, waits for its
+// Deployments.
+func Stack(ctx context.Context, c *Client, o StackOptions) ([]manifests.Object, error) {
+	objs, err := Objects(ctx, c, o)
+	if err != nil {
+		return nil, err
+	}
+	if o.InstallCRDs && !o.DryRun {
+		if err := Apply(ctx, c, manifests.CRDs(), ApplyOptions{}); err != nil {
+			return nil, err
+		}
+		if err := waitCRDs(ctx, c); err != nil {
+			return nil, err
+		}
+		objs = objs[len(manifests.CRDs()):]
+	}
+	if err := Apply(ctx, c, objs, ApplyOptions{DryRun: o.DryRun}); err != nil {
+		return nil, err
+	}
+	if o.DryRun || o.NoWait {
+		return objs, nil
+	}
+	return objs, WaitAvailable(ctx, c, objs)
+}

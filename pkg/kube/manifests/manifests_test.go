@@ -1,0 +1,133 @@
+package manifests
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func opts(stack string, lab bool) Options {
+	o := Options{Stack: stack, Images: map[string]string{"http-echo": "r/http-echo:1", "kube-rbac-proxy": "r/krp:1",
+		"oauth2-proxy": "r/o2p:1", "nginx": "r/nginx:1", "haproxy": "r/haproxy:1"},
+		Serving: TLS{Cert: []byte("C"), Key: []byte("K"), CA: []byte("A")},
+		OIDC:    OIDC{IssuerURL: "https://127.0.0.1:1/realms/x", ClientID: "c"}}
+	if lab {
+		o.Lab = &Lab{Ports: Ports{}, APIServerPort: 6443}
+		for i, n := range PortNames(stack) {
+			o.Lab.Ports[n] = 20000 + i
+		}
+	}
+	return o
+}
+
+func TestBuild(t *testing.T) {
+	tests := []struct {
+		name      string
+		o         Options
+		wantKinds []string
+		want      []string // substrings of the JSON
+		wantNot   []string
+	}{
+		{"2x lab", opts(Stack2x, true), []string{"Route", "Deployment", "ClusterRoleBinding"},
+			[]string{`"hostNetwork":true`, `"imagePullPolicy":"Never"`, `--secure-listen-address=127.0.0.1:20001`,
+				`bind 127.0.0.1:20002 ssl`, `server route_http-echo-2x 127.0.0.1:20001 ssl`, `"KUBERNETES_SERVICE_PORT","value":"6443"`},
+			[]string{"0.0.0.0", "HTTPRoute"}},
+		{"3x cluster", opts(Stack3x, false), []string{"HTTPRoute", "Deployment"},
+			[]string{`--http-address=0.0.0.0:4180`, `server http-echo-3x.authbench.svc:8443;`, `server oauth2-proxy.authbench.svc:4180;`},
+			[]string{`"hostNetwork"`, `"imagePullPolicy"`, "KUBERNETES_SERVICE_HOST"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			objs, err := Build(tc.o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := json.Marshal(objs)
+			all := string(b)
+			kinds := map[string]bool{}
+			for _, o := range objs {
+				kinds[Kind(o)] = true
+				if Namespace(o) != "" && Namespace(o) != DefaultNamespace {
+					t.Errorf("%s %s in namespace %q", Kind(o), Name(o), Namespace(o))
+				}
+			}
+			for _, k := range tc.wantKinds {
+				if !kinds[k] {
+					t.Errorf("no %s among %v", k, kinds)
+				}
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(all, w) {
+					t.Errorf("objects lack %q", w)
+				}
+			}
+			for _, w := range tc.wantNot {
+				if strings.Contains(all, w) {
+					t.Errorf("objects contain %q", w)
+				}
+			}
+		})
+	}
+}
+
+func TestBuildRejects(t *testing.T) {
+	noPort := opts(Stack2x, true)
+	delete(noPort.Lab.Ports, HAProxy)
+	noOIDC := opts(Stack3x, false)
+	noOIDC.OIDC = OIDC{}
+	for name, tc := range map[string]struct {
+		o    Options
+		want string
+	}{
+		"stack":    {Options{Stack: "4x"}, `stack "4x"`},
+		"port":     {noPort, "lacks a port for haproxy"},
+		"oidc":     {noOIDC, "needs Options.OIDC"},
+		"no certs": {Options{Stack: Stack2x}, "Serving"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if _, err := Build(tc.o); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestCRDsNameTheirKinds(t *testing.T) {
+	for _, c := range CRDs() {
+		spec := c["spec"].(Object)
+		names := spec["names"].(Object)
+		if Name(c) != str(names["plural"])+"."+str(spec["group"]) {
+			t.Errorf("CRD %s does not match %v", Name(c), names)
+		}
+	}
+}
+
+// TestWorkloadsExist checks that every component's Deployment and
+// container are among the built objects.
+func TestWorkloadsExist(t *testing.T) {
+	for _, stack := range []string{Stack2x, Stack3x} {
+		objs, err := Build(opts(stack, true))
+		if err != nil {
+			t.Fatal(err)
+		}
+		containers := map[string]bool{}
+		for _, o := range objs {
+			if Kind(o) != "Deployment" {
+				continue
+			}
+			pod := o["spec"].(Object)["template"].(Object)["spec"].(Object)
+			for _, c := range pod["containers"].([]Object) {
+				containers[Name(o)+"/"+str(c["name"])] = true
+			}
+		}
+		for comp := range workloads {
+			d, c, _ := Workload(comp)
+			if comp == Prometheus || (stack == Stack2x) != (comp == Echo2x || comp == OAuthProxy || comp == HAProxy) {
+				continue
+			}
+			if !containers[d+"/"+c] {
+				t.Errorf("stack %s: component %s's %s/%s is not built (have %v)", stack, comp, d, c, containers)
+			}
+		}
+	}
+}

@@ -1,0 +1,80 @@
+package manifests
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Options say which stack to build and where it runs.
+type Options struct {
+	Stack     string // Stack2x or Stack3x (required)
+	Namespace string // default DefaultNamespace
+	// Images maps an image name (http-echo, kube-rbac-proxy, oauth2-proxy,
+	// nginx, haproxy) to its reference (required for each the stack uses).
+	Images  map[string]string
+	Lab     *Lab // the lab overlay; nil on a user's cluster
+	Serving TLS  // the certificate of every TLS listener (required)
+	OIDC    OIDC // the 3x stack's identity provider (required for 3x)
+}
+
+// Lab is the lab overlay: hostNetwork pods on 127.0.0.1 ports, images
+// imported into containerd (imagePullPolicy Never), and the apiserver's
+// loopback address for kube-rbac-proxy (no kube-proxy runs).
+type Lab struct {
+	Ports         Ports // component -> 127.0.0.1 port (see PortNames)
+	APIServerPort int
+}
+
+// TLS is a PEM certificate, key and the CA that signed them.
+type TLS struct{ Cert, Key, CA []byte }
+
+// OIDC is the identity provider oauth2-proxy verifies bearer JWTs against.
+type OIDC struct {
+	IssuerURL, ClientID string
+	ClientSecret        string // stored in a Secret, never in a pod spec
+	CookieSecret        string // 16, 24 or 32 bytes
+	CA                  []byte // PEM of the issuer's CA; empty: the system's
+}
+
+// PortNames lists the ports a stack's lab overlay needs.
+func PortNames(stack string) []string {
+	if stack == Stack2x {
+		return []string{Echo2x, OAuthProxy, HAProxy}
+	}
+	return []string{Echo3x, KubeRBACProxy, OAuth2Proxy, OAuth2Proxy + "-metrics", Nginx, Nginx + "-deny"}
+}
+
+func (l *Lab) portOf(name string) (int, bool) {
+	if l == nil {
+		return 0, false
+	}
+	p, ok := l.Ports[name]
+	return p, ok
+}
+
+func (o Options) namespace() string {
+	if o.Namespace == "" {
+		return DefaultNamespace
+	}
+	return o.Namespace
+}
+
+func (o Options) validate() error {
+	if o.Stack != Stack2x && o.Stack != Stack3x {
+		return fmt.Errorf("stack %q: want %s or %s", o.Stack, Stack2x, Stack3x)
+	}
+	if len(o.Serving.Cert) == 0 || len(o.Serving.Key) == 0 {
+		return errors.New("manifests: Options.Serving needs a certificate and key")
+	}
+	if o.Stack == Stack3x && (o.OIDC.IssuerURL == "" || o.OIDC.ClientID == "") {
+		return errors.New("manifests: the 3x stack needs Options.OIDC (issuer URL and client ID)")
+	}
+	if o.Lab != nil {
+		for _, n := range PortNames(o.Stack) {
+			if o.Lab.Ports[n] == 0 {
+				return fmt.Errorf("manifests: lab overlay lacks a port for %s", n)
+			}
+		}
+	}
+	return nil
+}

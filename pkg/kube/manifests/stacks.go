@@ -1,0 +1,119 @@
+package manifests
+
+import "encoding/base64"
+
+// Build returns the stack's objects in apply order.
+func Build(o Options) ([]Object, error) {
+	if err := o.validate(); err != nil {
+		return nil, err
+	}
+	ns := o.namespace()
+	objs := []Object{obj("v1", "Namespace", meta(ns, "", o.Stack), nil), o.servingSecret()}
+	objs = append(objs, o.rbac()...)
+	if o.Stack == Stack2x {
+		return append(objs, o.stack2x()...), nil
+	}
+	return append(objs, o.stack3x()...), nil
+}
+
+func (o Options) servingSecret() Object {
+	b := func(p []byte) string { return base64.StdEncoding.EncodeToString(p) }
+	return obj("v1", "Secret", meta(ServingSecret, o.namespace(), Shared), Object{"type": "kubernetes.io/tls",
+		"data": Object{"tls.crt": b(o.Serving.Cert), "tls.key": b(o.Serving.Key), "ca.crt": b(o.Serving.CA),
+			// HAProxy loads certificate and key from one file.
+			"bundle.pem": b(append(append([]byte{}, o.Serving.Cert...), o.Serving.Key...))}})
+}
+
+// proxySA is the stack's kube-rbac-proxy ServiceAccount.
+func (o Options) proxySA() string {
+	if o.Stack == Stack2x {
+		return OAuthProxy
+	}
+	return KubeRBACProxy
+}
+
+// rbac: the proxy's ServiceAccount may create TokenReviews and
+// SubjectAccessReviews (the built-in system:auth-delegator); alice may
+// `get services/proxy echo`, bob may not. alice is both a user (the lab's
+// tokens and OIDC) and a ServiceAccount (tokens from the TokenRequest API).
+func (o Options) rbac() []Object {
+	ns, sa := o.namespace(), o.proxySA()
+	role := "authbench-echo-reader-" + o.Stack
+	return []Object{
+		obj("v1", "ServiceAccount", meta(sa, ns, o.Stack), nil),
+		obj("v1", "ServiceAccount", meta("alice", ns, Shared), nil),
+		obj("v1", "ServiceAccount", meta("bob", ns, Shared), nil),
+		obj("rbac.authorization.k8s.io/v1", "ClusterRoleBinding", meta("authbench-"+sa+"-"+ns+"-auth-delegator", "", o.Stack), Object{
+			"roleRef":  Object{"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "system:auth-delegator"},
+			"subjects": []Object{{"kind": "ServiceAccount", "name": sa, "namespace": ns}}}),
+		obj("rbac.authorization.k8s.io/v1", "Role", meta(role, ns, o.Stack), Object{
+			"rules": []Object{{"apiGroups": []string{""}, "resources": []string{"services/proxy"},
+				"resourceNames": []string{EchoService}, "verbs": []string{"get"}}}}),
+		obj("rbac.authorization.k8s.io/v1", "RoleBinding", meta(role, ns, o.Stack), Object{
+			"roleRef": Object{"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": role},
+			"subjects": []Object{{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "alice"},
+				{"kind": "ServiceAccount", "name": "alice", "namespace": ns}}}),
+	}
+}
+
+// stack2x: http-echo with the oauth proxy sidecar, the Route, and HAProxy
+// playing the router that serves it.
+func (o Options) stack2x() []Object {
+	objs := o.echoWithProxy(Echo2x, OAuthProxy, OAuthProxy)
+	route := o.route()
+	return append(objs, route, o.routerConfig(route),
+		o.deployment(HAProxy, "", []Object{o.ready(o.container(HAProxy, "haproxy", []string{"-db", "-f", "/etc/authbench/router/haproxy.cfg"},
+			mount("router", "/etc/authbench/router"), mount("tls", "/etc/authbench/tls")), HAProxy)},
+			configVolume("router", HAProxy), secretVolume("tls", ServingSecret)),
+		o.service(HAProxy, HAProxy, o.port(HAProxy)))
+}
+
+// stack3x: http-echo with kube-rbac-proxy, oauth2-proxy playing
+// kube-auth-proxy (ext_authz), the HTTPRoute, and nginx playing Envoy.
+func (o Options) stack3x() []Object {
+	objs := o.echoWithProxy(Echo3x, KubeRBACProxy, KubeRBACProxy)
+	objs = append(objs, o.oauth2Proxy()...)
+	hr := o.httpRoute()
+	return append(objs, hr, o.gatewayConfig(hr),
+		o.deployment(Nginx, "", []Object{o.ready(o.container(Nginx, "nginx", []string{"-e", "stderr", "-c", "/etc/authbench/gateway/nginx.conf"},
+			mount("gateway", "/etc/authbench/gateway"), mount("tls", "/etc/authbench/tls")), Nginx)},
+			configVolume("gateway", Nginx), secretVolume("tls", ServingSecret)),
+		o.service(Nginx, Nginx, o.port(Nginx)))
+}
+
+func (o Options) oauth2Proxy() []Object {
+	secret := obj("v1", "Secret", meta(OAuth2Proxy, o.namespace(), o.Stack), Object{"stringData": Object{
+		"client-secret": o.OIDC.ClientSecret, "cookie-secret": o.OIDC.CookieSecret, "ca.crt": string(o.OIDC.CA)}})
+	args := []string{"--http-address=" + o.listen(OAuth2Proxy), "--metrics-address=" + o.listen(OAuth2Proxy+"-metrics"),
+		"--provider=oidc", "--oidc-issuer-url=" + o.OIDC.IssuerURL, "--client-id=" + o.OIDC.ClientID,
+		"--client-secret-file=/etc/authbench/oidc/client-secret",
+		"--redirect-url=https://" + o.peer(Nginx, Nginx, false) + "/oauth2/callback",
+		"--email-domain=*", "--insecure-oidc-allow-unverified-email=true", "--upstream=static://200",
+		"--skip-jwt-bearer-tokens=true", "--force-json-errors=true", "--reverse-proxy=true", "--silence-ping-logging=true"}
+	if len(o.OIDC.CA) > 0 {
+		args = append(args, "--provider-ca-file=/etc/authbench/oidc/ca.crt")
+	}
+	c := o.container(OAuth2Proxy, "oauth2-proxy", args, mount("oidc", "/etc/authbench/oidc"))
+	// Through the environment from the Secret, so it is in no pod spec.
+	c["env"] = []Object{{"name": "OAUTH2_PROXY_COOKIE_SECRET",
+		"valueFrom": Object{"secretKeyRef": Object{"name": OAuth2Proxy, "key": "cookie-secret"}}}}
+	return []Object{secret, o.deployment(OAuth2Proxy, "", []Object{o.ready(c, OAuth2Proxy)}, secretVolume("oidc", OAuth2Proxy)),
+		o.service(OAuth2Proxy, OAuth2Proxy, o.port(OAuth2Proxy))}
+}
+
+// route is the 2x stack's OpenShift Route: re-encrypting to the oauth
+// proxy's TLS port, as a route to an oauth-proxy sidecar does.
+func (o Options) route() Object {
+	return obj("route.openshift.io/v1", "Route", meta(Echo2x, o.namespace(), o.Stack), Object{"spec": Object{
+		"to":   Object{"kind": "Service", "name": Echo2x, "weight": 100},
+		"port": Object{"targetPort": "main"},
+		"tls":  Object{"termination": "reencrypt", "insecureEdgeTerminationPolicy": "None"}}})
+}
+
+// httpRoute is the 3x stack's Gateway API HTTPRoute to kube-rbac-proxy.
+func (o Options) httpRoute() Object {
+	return obj("gateway.networking.k8s.io/v1", "HTTPRoute", meta(Echo3x, o.namespace(), o.Stack), Object{"spec": Object{
+		"parentRefs": []Object{{"name": "authbench-gateway"}},
+		"rules": []Object{{"matches": []Object{{"path": Object{"type": "PathPrefix", "value": "/"}}},
+			"backendRefs": []Object{{"name": Echo3x, "port": o.port(KubeRBACProxy)}}}}}})
+}

@@ -1,0 +1,121 @@
+package publish
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/authbench/authbench/pkg/auth"
+)
+
+// DefaultIndex is Config.Index's default.
+const DefaultIndex = "authbench-runs"
+
+// Environment variables Config.WithEnv reads.
+const (
+	EnvURL      = "AUTHBENCH_OPENSEARCH_URL"
+	EnvIndex    = "AUTHBENCH_OPENSEARCH_INDEX"
+	EnvUser     = "AUTHBENCH_OPENSEARCH_USER"
+	EnvPassword = "AUTHBENCH_OPENSEARCH_PASSWORD"
+	EnvCACert   = "AUTHBENCH_OPENSEARCH_CACERT"
+)
+
+// Config says where to publish, as the --opensearch* flags, a scenario's
+// publish: block or the AUTHBENCH_OPENSEARCH_* variables give it. It holds
+// no secret: passwords and tokens come from files, variables or commands.
+type Config struct {
+	// URL of the OpenSearch or Elasticsearch server (http or https).
+	// Empty: do not publish.
+	URL string `json:"url,omitempty" yaml:"url,omitempty"`
+	// Index to write to and read from. Default "authbench-runs".
+	Index string `json:"index,omitempty" yaml:"index,omitempty"`
+	// User for basic authentication, with the password from PasswordFile
+	// or else $AUTHBENCH_OPENSEARCH_PASSWORD. Default "": no basic auth.
+	User         string `json:"user,omitempty" yaml:"user,omitempty"`
+	PasswordFile string `json:"password_file,omitempty" yaml:"password_file,omitempty"`
+	// Token is a bearer token source (any of pkg/auth's), exclusive with
+	// User. Default nil: no token.
+	Token *auth.Spec `json:"token,omitempty" yaml:"token,omitempty"`
+	// CACert is a PEM file of CAs to trust besides the system's. TLS is
+	// always verified.
+	CACert string `json:"cacert,omitempty" yaml:"cacert,omitempty"`
+	// Timeout bounds each request. Default 30s.
+	Timeout time.Duration `json:"timeout,omitempty" yaml:"timeout,omitempty"`
+}
+
+// DefaultTimeout is Config.Timeout's default.
+const DefaultTimeout = 30 * time.Second
+
+// WithEnv fills what the config leaves empty from the AUTHBENCH_OPENSEARCH_*
+// variables (the password variable is read only when a request is made).
+func (c Config) WithEnv() Config {
+	fill := func(dst *string, env string) {
+		if *dst == "" {
+			*dst = os.Getenv(env)
+		}
+	}
+	fill(&c.URL, EnvURL)
+	fill(&c.Index, EnvIndex)
+	fill(&c.User, EnvUser)
+	fill(&c.CACert, EnvCACert)
+	return c
+}
+
+// Enabled reports whether the config names a server.
+func (c Config) Enabled() bool { return c.URL != "" }
+
+func (c Config) index() string {
+	if c.Index == "" {
+		return DefaultIndex
+	}
+	return c.Index
+}
+
+// Validate reports the first impossible value, naming the field.
+func (c Config) Validate() error {
+	u, err := url.Parse(c.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("opensearch url %q: want http(s)://host:port", redactedURL(c.URL))
+	}
+	if u.User != nil {
+		return errors.New("opensearch url: put no credentials in the URL; use --opensearch-user with a password file or " + EnvPassword)
+	}
+	if strings.ContainsAny(c.index(), `\/*?"<>| ,#:`) || c.index() != strings.ToLower(c.index()) {
+		return fmt.Errorf("opensearch index %q: lowercase, without \\ / * ? \" < > | , # : or spaces", c.index())
+	}
+	if c.User != "" && c.Token != nil {
+		return errors.New("opensearch: give a user or a token, not both")
+	}
+	if c.PasswordFile != "" && c.User == "" {
+		return errors.New("opensearch password file given without --opensearch-user")
+	}
+	if c.Token != nil {
+		if err := c.Token.Validate(); err != nil {
+			return fmt.Errorf("opensearch token: %w", err)
+		}
+	}
+	return nil
+}
+
+// password reads the password file, else the variable.
+func (c Config) password() (string, error) {
+	if c.PasswordFile == "" {
+		return os.Getenv(EnvPassword), nil
+	}
+	b, err := os.ReadFile(c.PasswordFile)
+	if err != nil {
+		return "", fmt.Errorf("reading opensearch password file: %w", err)
+	}
+	return strings.TrimRight(string(b), "\r\n"), nil
+}
+
+func redactedURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	return u.Redacted()
+}
