@@ -20,6 +20,9 @@ const (
 	SummaryFile  = "summary.md"
 )
 
+// KindCapacity marks a capacity search's run (Run.Kind).
+const KindCapacity = "capacity"
+
 // Run is the content of run.json.
 type Run struct {
 	SchemaVersion    int       `json:"schema_version"`
@@ -28,6 +31,11 @@ type Run struct {
 	ID               string    `json:"id"`
 	Start            time.Time `json:"start"`
 	End              time.Time `json:"end"`
+	// Kind says what the run measured: "" for the iterations of one load,
+	// KindCapacity for a capacity search whose Results are its steps (one
+	// per offered rate, in the order measured), points of a curve rather
+	// than iterations of one load. Default "".
+	Kind string `json:"kind,omitempty"`
 	// Partial is true when the run was interrupted; what was measured is kept.
 	Partial bool `json:"partial,omitempty"`
 	// Imported is set for runs converted from another tool's output.
