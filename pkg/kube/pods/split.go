@@ -26,21 +26,24 @@ func Split(s load.Spec, n int) ([]Share, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("splitting load: %d pods", n)
 	}
-	if c := max(s.Concurrency, 1); c < n {
-		return nil, fmt.Errorf("splitting load: %d pods need a concurrency (-c) of at least %d, not %d", n, n, c)
-	}
 	out := make([]Share, n)
 	for i := range out {
 		p := s
 		p.Concurrency = part(max(s.Concurrency, 1), n, i)
 		if s.Rate > 0 {
 			out[i] = openShare(p, n, i)
-			continue
+		} else {
+			if s.Duration <= 0 {
+				p.Requests = part(s.Requests, n, i)
+			}
+			out[i] = Share{Spec: p}
 		}
-		if s.Duration <= 0 {
-			p.Requests = part(s.Requests, n, i)
+		// A pod with nothing to send needs no worker (a warm-up of fewer
+		// requests than pods); any other pod needs one.
+		idle := s.Duration <= 0 && out[i].Spec.Requests == 0
+		if p.Concurrency == 0 && !idle {
+			return nil, fmt.Errorf("splitting load: %d pods need a concurrency (-c) of at least %d, not %d", n, n, max(s.Concurrency, 1))
 		}
-		out[i] = Share{Spec: p}
 	}
 	return out, nil
 }

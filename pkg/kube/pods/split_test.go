@@ -42,8 +42,29 @@ func TestSplitClosedTotals(t *testing.T) {
 }
 
 func TestSplitRejectsTooFewWorkers(t *testing.T) {
-	if _, err := Split(load.Spec{Requests: 10, Concurrency: 2}, 3); err == nil {
-		t.Fatal("3 pods with -c 2: want an error")
+	for _, s := range []load.Spec{
+		{Requests: 10, Concurrency: 2},
+		{Duration: time.Second, Concurrency: 2},
+		{Rate: 100, Requests: 10, Concurrency: 2},
+	} {
+		if _, err := Split(s, 3); err == nil {
+			t.Errorf("3 pods with %+v: want an error", s)
+		}
+	}
+}
+
+// A warm-up of fewer requests than pods leaves some pods idle.
+func TestSplitFewerRequestsThanPods(t *testing.T) {
+	sh, err := Split(load.Spec{Requests: 2, Concurrency: 2}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var req int64
+	for _, p := range sh {
+		req += p.Spec.Requests
+	}
+	if req != 2 || sh[2].Spec.Requests != 0 || sh[2].Spec.Concurrency != 0 {
+		t.Errorf("shares %+v: want 1, 1 and an idle pod", sh)
 	}
 }
 
