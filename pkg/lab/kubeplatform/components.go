@@ -2,6 +2,7 @@ package kubeplatform
 
 import (
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -56,12 +57,25 @@ func components(stacks []string, ports map[string]int, refs map[string]string, a
 	}
 	out = append(out, lab.ComponentInfo{Name: lab.CompAPIServer, Stack: lab.StackShared, Role: "kube-apiserver",
 		Program: "kube-apiserver", Plays: "the OpenShift API server and OAuth token authority",
-		URL: "https://127.0.0.1:" + strconv.Itoa(apiserver)})
+		Version: install.KubeVersion, URL: "https://127.0.0.1:" + strconv.Itoa(apiserver)})
 	if kcURL != "" {
 		out = append(out, lab.ComponentInfo{Name: lab.CompKeycloak, Stack: lab.Stack3x, Role: "oidc-provider",
-			Program: "keycloak", URL: kcURL})
+			Program: "keycloak", Version: keycloakVersion(), URL: kcURL})
+	}
+	for i := range out {
+		out[i].Status = "running"
 	}
 	return out
+}
+
+// keycloakVersion reads VERSION from the cached tool's .../keycloak-VERSION/bin/kc.sh.
+func keycloakVersion() string {
+	p, err := install.ToolPath("keycloak")
+	if err != nil {
+		return ""
+	}
+	v, _ := strings.CutPrefix(filepath.Base(filepath.Dir(filepath.Dir(p))), "keycloak-")
+	return v
 }
 
 func tagOf(ref string) string {
