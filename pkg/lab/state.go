@@ -102,6 +102,8 @@ type ComponentInfo struct {
 	Namespace string `json:"namespace,omitempty"`
 	Pod       string `json:"pod,omitempty"`
 	Container string `json:"container,omitempty"`
+	// Workload names the Deployment and container, for findings.
+	Workload string `json:"workload,omitempty"`
 }
 
 // StackTarget is one stack as a benchmark target: its outer URL, its layers
@@ -175,7 +177,7 @@ func (s *State) Record() *results.Lab {
 			role += " (" + c.Program + " plays " + c.Plays + ")"
 		}
 		l.Components = append(l.Components, results.LabComponent{
-			Name: c.Name, Role: role, Version: c.Version, URL: c.URL, Limit: c.Limit,
+			Name: c.Name, Role: role, Version: c.Version, URL: c.URL, Limit: c.Limit, Workload: c.Workload,
 		})
 	}
 	return l

@@ -49,6 +49,7 @@ func components(stacks []string, ports map[string]int, refs map[string]string, a
 			ci := c.info
 			d, ctr, _ := manifests.Workload(ci.Name)
 			ci.Namespace, ci.Pod, ci.Container = manifests.DefaultNamespace, d+"-.*", ctr
+			ci.Workload = fmt.Sprintf("Deployment %s/%s, container %s", ci.Namespace, d, ctr)
 			ci.URL = fmt.Sprintf("%s://127.0.0.1:%d%s", c.scheme, ports[ci.Name], lab.EchoPath)
 			ci.Version = tagOf(refs[c.image])
 			ci.Exe = refs[c.image]
