@@ -145,7 +145,7 @@ func oidcToken(t *testing.T, hc *http.Client, dir string, s *lab.State, user str
 	kc := component(t, s, lab.CompKeycloak)
 	form := url.Values{"grant_type": {"password"}, "client_id": {lab.OIDCClientID},
 		"client_secret": {secret(t, filepath.Join(dir, "secrets", "keycloak-client-secret"))},
-		"username": {user}, "password": {secret(t, filepath.Join(dir, "secrets", "passwords", user))}, "scope": {"openid"}}
+		"username":      {user}, "password": {secret(t, filepath.Join(dir, "secrets", "passwords", user))}, "scope": {"openid"}}
 	resp, err := hc.PostForm(kc.URL+"/protocol/openid-connect/token", form)
 	if err != nil {
 		t.Fatal(err)

@@ -4,8 +4,8 @@ package kubeplatform_test
 
 import (
 	"context"
-	"net/http"
 	"encoding/json"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -287,7 +287,9 @@ func deployments(t *testing.T, c *deploy.Client, ns, stack string) []string {
 	if err != nil || code != 200 {
 		t.Fatalf("listing deployments: %d %v", code, err)
 	}
-	var l struct{ Items []struct{ Metadata struct{ Name string } } }
+	var l struct {
+		Items []struct{ Metadata struct{ Name string } }
+	}
 	json.Unmarshal(b, &l)
 	var out []string
 	for _, i := range l.Items {
@@ -308,7 +310,9 @@ func deploymentContainers(t *testing.T, c *deploy.Client, ns, name string) strin
 	var d struct {
 		Spec struct {
 			Template struct {
-				Spec struct{ Containers []struct{ Name, Image string } }
+				Spec struct {
+					Containers []struct{ Name, Image string }
+				}
 			}
 		}
 	}
