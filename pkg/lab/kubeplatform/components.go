@@ -2,9 +2,11 @@ package kubeplatform
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/authbench/authbench/pkg/kube/manifests"
 	"github.com/authbench/authbench/pkg/lab"
@@ -124,4 +126,33 @@ func notes(comps []lab.ComponentInfo, apiserverArgs bool) []string {
 		out = append(out, "stack 2x: static bearer tokens from the kube-apiserver's --token-auth-file play OpenShift OAuth tokens")
 	}
 	return out
+}
+
+// podLog is the newest log file of the Deployment's container, where the
+// kubelet writes it: under the cluster's /var overlay, as
+// log/pods/NAMESPACE_POD_UID/CONTAINER/N.log (the ladder reads the
+// gateway's per-request timings there).
+func podLog(dir string, c lab.ComponentInfo) string {
+	d, ctr, ok := manifests.Workload(c.Name)
+	if !ok || c.Namespace == "" {
+		return ""
+	}
+	m, _ := filepath.Glob(filepath.Join(ClusterDir(dir), "root", "var-upper", "log", "pods",
+		c.Namespace+"_"+d+"-*_*", ctr, "*.log"))
+	newest, at := "", time.Time{}
+	for _, p := range m {
+		if fi, err := os.Stat(p); err == nil && fi.ModTime().After(at) {
+			newest, at = p, fi.ModTime()
+		}
+	}
+	return newest
+}
+
+// setLogs points each pod component at its running container's log.
+func setLogs(dir string, cs []lab.ComponentInfo) {
+	for i := range cs {
+		if l := podLog(dir, cs[i]); l != "" {
+			cs[i].Log = l
+		}
+	}
 }

@@ -56,6 +56,7 @@ func (r *upRun) deployAndCheck(ctx context.Context, cl *cluster.Cluster, kc keyc
 	}
 	now := time.Now()
 	s := r.state
+	setLogs(r.dir, comps)
 	s.Components, s.Targets, s.Notes = comps, targets(r.cfg.Stacks, comps), notes(comps, has(r.cfg.Stacks, lab.Stack2x))
 	s.Prometheus = &lab.LabPrometheus{URL: prom, Settle: promSettle}
 	s.Phase, s.ReadyAt = lab.PhaseReady, &now

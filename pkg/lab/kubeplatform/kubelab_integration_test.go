@@ -257,7 +257,8 @@ func checkKubeDeploy(t *testing.T, dir string, c *deploy.Client) {
 				t.Errorf("stack %s: Deployment %s: containers %s in user-%s, %s in the lab", st, d, got, st, want)
 			}
 		}
-		authbench(t, 2*time.Minute, "kube", "delete", "--stack", st, "--kubeconfig", kc, "-n", "user-"+st)
+		// kube delete builds the stack's objects too, so 3x needs the OIDC flags.
+		authbench(t, 2*time.Minute, append([]string{"kube", "delete", "--stack", st, "--kubeconfig", kc, "-n", "user-" + st}, oidc...)...)
 	}
 }
 

@@ -60,6 +60,7 @@ func (Platform) SetLimits(dir string, limits []lab.Limit) error {
 			}
 		}
 	}
+	setLogs(dir, s.Components) // new pods, new logs
 	return writeState(dir, s)
 }
 
