@@ -41,6 +41,14 @@ func TestKubeLab(t *testing.T) {
 			t.Errorf("lab kubeconfig: mode %v, err %v, output:\n%s", fi.Mode(), err, out)
 		}
 	})
+	t.Run("status", func(t *testing.T) {
+		st := authbench(t, time.Minute, "lab", "status", "--lab-dir", dir)
+		for _, want := range []string{": ready", "oauth2-proxy", "50m", "Deployment authbench/oauth2-proxy, container oauth2-proxy"} {
+			if !strings.Contains(st, want) {
+				t.Errorf("lab status lacks %q:\n%s", want, st)
+			}
+		}
+	})
 	c := client(t, dir)
 	if q := quota(t, c, dir, "oauth2-proxy"); q != "5000/100000" {
 		t.Errorf("oauth2-proxy's pod cgroup: cfs quota/period %s, want 5000/100000", q)
@@ -60,6 +68,14 @@ func TestKubeLab(t *testing.T) {
 	if rf < 3*rl {
 		t.Errorf("throughput without the limit %.0f req/s, want far above the limited %.0f req/s", rf, rl)
 	}
+	t.Run("ladder", func(t *testing.T) {
+		out := authbench(t, 3*time.Minute, "ladder", "--stack", "3x", "--lab-dir", dir, "--rounds", "1", "--out", filepath.Join(dir, "ladder"))
+		for _, layer := range []string{lab.CompNginx, lab.CompOAuth2Proxy, lab.CompKubeRBACProxy, lab.CompEcho3x, "gateway's own time beside nginx"} {
+			if !strings.Contains(out, layer) {
+				t.Errorf("ladder --stack 3x on the kube lab (the gateway's timings come from its pod's log): no %q in\n%s", layer, out)
+			}
+		}
+	})
 	t.Run("kube deploy", func(t *testing.T) { checkKubeDeploy(t, dir, c) })
 	start = time.Now()
 	authbench(t, 2*time.Minute, "lab", "down", "--lab-dir", dir)
