@@ -15,6 +15,7 @@ import (
 	"github.com/authbench/authbench/pkg/kube/cluster"
 	"github.com/authbench/authbench/pkg/kube/manifests"
 	"github.com/authbench/authbench/pkg/lab"
+	"github.com/authbench/authbench/pkg/lab/internal/lock"
 	"github.com/authbench/authbench/pkg/lab/internal/ports"
 	"github.com/authbench/authbench/pkg/lab/keycloak"
 )
@@ -84,6 +85,10 @@ func (r *upRun) prepare() error {
 	if c, err := cluster.Open(ClusterDir(r.dir)); err == nil {
 		return fmt.Errorf("%w in %s (kube lab, cluster supervisor pid %d): `authbench lab down --lab-dir %s` stops it",
 			lab.ErrAlreadyRunning, r.dir, c.PID1, r.dir)
+	}
+	if lock.Alive(r.dir) {
+		return fmt.Errorf("%w in %s (processes platform, supervisor pid %d): `authbench lab down --lab-dir %s` stops it",
+			lab.ErrAlreadyRunning, r.dir, lock.Holder(r.dir), r.dir)
 	}
 	if err := complete(&r.cfg); err != nil {
 		return err
