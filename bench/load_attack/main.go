@@ -96,7 +96,7 @@ func main() {
 			100*(*r.AchievedRPS-r.TargetRPS)/r.TargetRPS, *r.LateSends, 100*float64(*r.LateSends)/float64(max(r.Requests, 1)), m.Unsent())
 		fmt.Printf("uncorrected ms: p50 %.3f p90 %.3f p99 %.3f max %.3f\n", u.P50, u.P90, u.P99, u.Max)
 		if l := r.SendLag; l != nil {
-			fmt.Printf("send lag ms: p50 %.3f p99 %.3f max %.3f\n", l.P50, l.P99, l.Max)
+			fmt.Printf("send lag ms: p50 %.3f p99 %.3f max %.3f\n", l.P50Ms, l.P99Ms, l.MaxMs)
 		}
 	}
 	fmt.Printf("peak RSS (VmHWM) %s\n", vmHWM())

@@ -6,8 +6,6 @@
 package analyze
 
 import (
-	"math"
-
 	"github.com/authbench/authbench/pkg/results"
 )
 
@@ -34,25 +32,4 @@ func avgOf(rs []results.Result, f func(results.Result) float64) float64 {
 		s += f(r)
 	}
 	return s / float64(len(rs))
-}
-
-// coefVar is the sample coefficient of variation (stddev / mean) of xs,
-// 0 with fewer than two values or a zero mean.
-func coefVar(xs []float64) float64 {
-	if len(xs) < 2 {
-		return 0
-	}
-	var m float64
-	for _, x := range xs {
-		m += x
-	}
-	m /= float64(len(xs))
-	if m == 0 {
-		return 0
-	}
-	var ss float64
-	for _, x := range xs {
-		ss += (x - m) * (x - m)
-	}
-	return math.Sqrt(ss/float64(len(xs)-1)) / math.Abs(m)
 }

@@ -13,10 +13,16 @@ type CompareOptions struct {
 	// label, a run name, a run ID or a target name that selects exactly one
 	// side. Default: the first side.
 	Baseline string
-	// Dirs are the run directories of runs, index for index. When given,
-	// Compare reads each run's .hlog files (for the merged distribution and
-	// the bootstrap) and timeline.json (for charts). Default: none, and the
+	// Files are what each run's directory holds (its histograms, for the
+	// merged distribution and the bootstrap, and its timeline, for
+	// charts), index for index with runs, as the caller read them
+	// (store.ReadHistograms, store.ReadTimeline). Default: none, and the
 	// comparison uses run.json figures only.
+	Files []RunFiles
+	// Dirs are the run directories of runs, read with ReadRunFiles when
+	// Files is not given.
+	//
+	// Deprecated: read the files (store) and pass Files.
 	Dirs []string
 	// Resamples is the number of bootstrap resamples. Default 1000.
 	Resamples int
@@ -109,7 +115,22 @@ func Compare(runs []*results.Run, opts CompareOptions) (*Comparison, error) {
 	if len(opts.Dirs) != 0 && len(opts.Dirs) != len(runs) {
 		return nil, fmt.Errorf("comparing runs: %d directories for %d runs", len(opts.Dirs), len(runs))
 	}
-	sides, err := buildSides(runs, opts.Dirs)
+	if len(opts.Files) == 0 {
+		for i, d := range opts.Dirs {
+			if runs[i] == nil {
+				break // buildSides says which
+			}
+			f, err := ReadRunFiles(d, runs[i])
+			if err != nil {
+				return nil, err
+			}
+			opts.Files = append(opts.Files, f)
+		}
+	}
+	if len(opts.Files) != 0 && len(opts.Files) != len(runs) {
+		return nil, fmt.Errorf("comparing runs: files of %d runs for %d runs", len(opts.Files), len(runs))
+	}
+	sides, err := buildSides(runs, opts.Files)
 	if err != nil {
 		return nil, err
 	}

@@ -3,8 +3,6 @@ package analyze
 import (
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
@@ -27,51 +25,37 @@ type Histogram struct {
 	PerMs float64
 }
 
-// LoadHistograms reads the .hlog of every result of run that names one.
-// A result without a histogram file is skipped; a named file that cannot
-// be read is an error.
-func LoadHistograms(dir string, run *results.Run) ([]Histogram, error) {
+// Histograms pairs a run's histograms (index for index with its Results,
+// nil where there is none, as store.ReadHistograms returns them) with
+// their targets and units.
+func Histograms(run *results.Run, hs []*hdrhistogram.Histogram) []Histogram {
 	var out []Histogram
-	for _, r := range run.Results {
-		if r.HistogramFile == "" {
-			continue
+	for i, r := range run.Results {
+		if i < len(hs) && hs[i] != nil {
+			out = append(out, Histogram{Target: r.Target, Iteration: r.Iteration, H: hs[i], PerMs: UnitsPerMs(hs[i], r.Latency)})
 		}
-		h, err := ReadHistogramLog(filepath.Join(store.Dir(dir), r.HistogramFile))
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, Histogram{Target: r.Target, Iteration: r.Iteration, H: h, PerMs: UnitsPerMs(h, r.Latency)})
 	}
-	return out, nil
+	return out
 }
 
-// ReadHistogramLog reads an HdrHistogram V2 interval log and merges its
-// intervals into one histogram.
-func ReadHistogramLog(path string) (*hdrhistogram.Histogram, error) {
-	f, err := os.Open(path)
+// LoadHistograms reads the .hlog of every result of run that names one
+// (store.ReadHistograms) and pairs them (Histograms).
+//
+// Deprecated: read with store.ReadHistograms and call Histograms; kept
+// for callers (report's HTML tests) not yet moved.
+func LoadHistograms(dir string, run *results.Run) ([]Histogram, error) {
+	hs, err := store.ReadHistograms(dir, run)
 	if err != nil {
-		return nil, fmt.Errorf("reading histogram log: %w", err)
+		return nil, err
 	}
-	defer f.Close()
-	rd := hdrhistogram.NewHistogramLogReader(f)
-	var merged *hdrhistogram.Histogram
-	for {
-		h, err := rd.NextIntervalHistogram()
-		if err != nil {
-			return nil, fmt.Errorf("reading histogram log %s: %w", path, err)
-		}
-		if h == nil {
-			break
-		}
-		if merged == nil {
-			merged = hdrhistogram.New(h.LowestTrackableValue(), h.HighestTrackableValue(), int(h.SignificantFigures()))
-		}
-		merged.Merge(h)
-	}
-	if merged == nil {
-		return nil, fmt.Errorf("reading histogram log %s: no interval histogram", path)
-	}
-	return merged, nil
+	return Histograms(run, hs), nil
+}
+
+// ReadHistogramLog is store.ReadHistogramLog.
+//
+// Deprecated: call store.ReadHistogramLog.
+func ReadHistogramLog(path string) (*hdrhistogram.Histogram, error) {
+	return store.ReadHistogramLog(path)
 }
 
 // UnitsPerMs infers the histogram's unit by comparing its median with the
@@ -94,34 +78,60 @@ func UnitsPerMs(h *hdrhistogram.Histogram, lat results.Latency) float64 {
 	return best
 }
 
-// loadSideData attaches the side's histograms and timeline from its run
-// directory. Missing files are normal (imported runs have neither).
-func loadSideData(s *Side) error {
-	for _, r := range s.Results {
-		if r.HistogramFile == "" {
-			s.IterHists = append(s.IterHists, nil)
+// RunFiles is what a run directory holds beside run.json, read by the
+// caller (store.ReadHistograms, store.ReadTimeline) for Compare.
+type RunFiles struct {
+	// Dir is the run directory, for the record.
+	Dir string
+	// Hists are the per-result histograms, index for index with the
+	// run's Results (nil where there is none).
+	Hists []*hdrhistogram.Histogram
+	// Timeline is the run's timeline (nil: none).
+	Timeline *results.Timeline
+}
+
+// ReadRunFiles reads a run directory's histograms and timeline.
+//
+// Deprecated: the caller reads them (store) and passes
+// CompareOptions.Files; kept for CompareOptions.Dirs.
+func ReadRunFiles(dir string, run *results.Run) (RunFiles, error) {
+	hs, err := store.ReadHistograms(dir, run)
+	if err != nil {
+		return RunFiles{}, fmt.Errorf("comparing %s: %w", run.Name, err)
+	}
+	tl, err := store.ReadTimeline(dir)
+	if err != nil {
+		return RunFiles{}, fmt.Errorf("comparing %s: %w", run.Name, err)
+	}
+	return RunFiles{Dir: dir, Hists: hs, Timeline: tl}, nil
+}
+
+// attachFiles attaches the side's histograms and timeline. Missing ones
+// are normal (imported runs have neither).
+func attachFiles(s *Side, run *results.Run, f RunFiles) {
+	s.Dir = f.Dir
+	for i, r := range run.Results {
+		if r.Target != s.Target {
 			continue
 		}
-		h, err := ReadHistogramLog(filepath.Join(store.Dir(s.Dir), r.HistogramFile))
-		if err != nil {
-			return fmt.Errorf("comparing %s: %w", s.RunName, err)
+		var h *hdrhistogram.Histogram
+		if i < len(f.Hists) {
+			h = f.Hists[i]
 		}
 		s.IterHists = append(s.IterHists, h)
-		if s.HistPerMs == 0 {
+		if h != nil && s.HistPerMs == 0 {
 			s.HistPerMs = UnitsPerMs(h, r.Latency)
 		}
 	}
 	s.Hist = mergeAll(s.IterHists)
-	tl, err := store.ReadTimeline(s.Dir)
-	if err != nil {
-		return fmt.Errorf("comparing %s: %w", s.RunName, err)
+	if f.Timeline == nil {
+		return
 	}
-	for _, ser := range tl.Series {
+	for _, ser := range f.Timeline.Series {
 		if ser.Target == s.Target {
 			s.Timeline = append(s.Timeline, ser)
 		}
 	}
-	return nil
 }
 
 // mergeAll merges histograms; nil unless every one is present, because a

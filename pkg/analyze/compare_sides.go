@@ -82,7 +82,7 @@ func (s *Side) Measured(field string) bool { return !slices.Contains(s.Unavailab
 
 // buildSides makes one side per run x target: for a single run, its
 // targets; for several runs, every target of every run.
-func buildSides(runs []*results.Run, dirs []string) ([]*Side, error) {
+func buildSides(runs []*results.Run, files []RunFiles) ([]*Side, error) {
 	var sides []*Side
 	multiTarget := false
 	for i, run := range runs {
@@ -95,11 +95,8 @@ func buildSides(runs []*results.Run, dirs []string) ([]*Side, error) {
 		}
 		for _, t := range targets {
 			s := newSide(run, t)
-			if len(dirs) > 0 {
-				s.Dir = dirs[i]
-				if err := loadSideData(s); err != nil {
-					return nil, err
-				}
+			if len(files) > 0 {
+				attachFiles(s, run, files[i])
 			}
 			sides = append(sides, s)
 		}

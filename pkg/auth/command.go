@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/authbench/authbench/pkg/redact"
 )
 
 // Output limits for a token command: a token is small, and only the start of
@@ -58,12 +60,12 @@ func (c *commandSource) run(ctx context.Context) (string, error) {
 	err := cmd.Run()
 	out := stdout.String()
 	tok := strings.TrimSpace(out)
-	msg := RedactString(strings.TrimSpace(stderr.String()), out, tok)
+	msg := redact.Text(strings.TrimSpace(stderr.String()), out, tok)
 	if err != nil {
 		if ctx.Err() != nil {
 			err = ctx.Err()
 		}
-		return "", scrubbed(fmt.Errorf("running token command: %w%s", err, stderrSuffix(msg)), out, tok)
+		return "", redact.Error(fmt.Errorf("running token command: %w%s", err, stderrSuffix(msg)), out, tok)
 	}
 	if tok == "" {
 		return "", fmt.Errorf("running token command: it printed nothing on stdout%s", stderrSuffix(msg))

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/authbench/authbench/pkg/redact"
 )
 
 const (
@@ -30,7 +32,7 @@ type oidcSource struct {
 	refreshBefore time.Duration
 	retry         time.Duration
 	client        *http.Client
-	scrub         Scrubber
+	scrub         redact.Scrubber
 	onError       func(error)
 	state         atomic.Pointer[oidcState]
 
@@ -99,7 +101,7 @@ func (s *oidcSource) Kind() string { return "oidc" }
 
 // Format names the provider, grant, client and user; never a secret.
 func (s *oidcSource) Format(f fmt.State, _ rune) {
-	d := fmt.Sprintf("%s grant at %s, client %s", s.grant, redactURL(s.tokenURL), s.cfg.ClientID)
+	d := fmt.Sprintf("%s grant at %s, client %s", s.grant, redact.URL(s.tokenURL), s.cfg.ClientID)
 	if s.cfg.Username != "" {
 		d += ", user " + s.cfg.Username
 	}
@@ -199,7 +201,7 @@ func (s *oidcSource) exchange(ctx context.Context, grant string, form url.Values
 	start := time.Now()
 	tr, err := s.post(ctx, form)
 	if err != nil {
-		return nil, s.scrub.Error(fmt.Errorf("oidc %s grant at %s: %w", grant, redactURL(s.tokenURL), err))
+		return nil, s.scrub.Error(fmt.Errorf("oidc %s grant at %s: %w", grant, redact.URL(s.tokenURL), err))
 	}
 	s.scrub.Add(tr.AccessToken, tr.IDToken, tr.RefreshToken)
 	tok := tr.AccessToken
@@ -211,7 +213,7 @@ func (s *oidcSource) exchange(ctx context.Context, grant string, form url.Values
 		if s.cfg.UseIDToken {
 			what = "id_token"
 		}
-		return nil, fmt.Errorf("oidc %s grant at %s: %s in the response: %w", grant, redactURL(s.tokenURL), what, err)
+		return nil, fmt.Errorf("oidc %s grant at %s: %s in the response: %w", grant, redact.URL(s.tokenURL), what, err)
 	}
 	if tr.RefreshToken != "" {
 		s.refreshToken = tr.RefreshToken

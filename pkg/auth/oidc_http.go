@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/authbench/authbench/pkg/redact"
 )
 
 const (
@@ -61,7 +63,7 @@ func providerClient(cfg *OIDC) (*http.Client, error) {
 func discover(ctx context.Context, c *http.Client, issuer string) (string, error) {
 	u := strings.TrimSuffix(issuer, "/") + "/.well-known/openid-configuration"
 	fail := func(err error) (string, error) {
-		return "", fmt.Errorf("oidc discovery at %s: %w", redactURL(u), err)
+		return "", fmt.Errorf("oidc discovery at %s: %w", redact.URL(u), err)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {

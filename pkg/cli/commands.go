@@ -22,9 +22,9 @@ func renderRunHTML(w io.Writer, dir string, run *results.Run) error {
 	if err != nil {
 		return err
 	}
-	hists, err := analyze.LoadHistograms(dir, run)
+	hists, err := store.ReadHistograms(dir, run)
 	if err != nil {
 		return err
 	}
-	return report.RunHTML(w, run, tl, hists...)
+	return report.RunHTML(w, run, tl, analyze.Histograms(run, hists)...)
 }

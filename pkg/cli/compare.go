@@ -44,15 +44,18 @@ are not comparable (another backend, load model, concurrency or machine).`,
 
 func (o *compareOptions) run(paths []string, s streams) error {
 	runs := make([]*results.Run, len(paths))
-	dirs := make([]string, len(paths))
+	files := make([]analyze.RunFiles, len(paths))
 	for i, p := range paths {
 		r, err := store.Read(p)
 		if err != nil {
 			return err
 		}
-		runs[i], dirs[i] = r, store.Dir(p)
+		if files[i], err = readRunFiles(store.Dir(p), r); err != nil {
+			return fmt.Errorf("comparing runs: comparing %s: %w", r.Name, err)
+		}
+		runs[i] = r
 	}
-	c, err := analyze.Compare(runs, analyze.CompareOptions{Baseline: o.baseline, Dirs: dirs})
+	c, err := analyze.Compare(runs, analyze.CompareOptions{Baseline: o.baseline, Files: files})
 	if err != nil {
 		return fmt.Errorf("comparing runs: %w", err)
 	}
@@ -66,4 +69,14 @@ func (o *compareOptions) run(paths []string, s streams) error {
 		return fmt.Errorf("rendering comparison: %w", err)
 	}
 	return writeOutput(s.out, o.file, "", buf.Bytes(), s.err)
+}
+
+// readRunFiles reads what compare needs beside run.json.
+func readRunFiles(dir string, run *results.Run) (analyze.RunFiles, error) {
+	hs, err := store.ReadHistograms(dir, run)
+	if err != nil {
+		return analyze.RunFiles{}, err
+	}
+	tl, err := store.ReadTimeline(dir)
+	return analyze.RunFiles{Dir: dir, Hists: hs, Timeline: tl}, err
 }

@@ -35,7 +35,7 @@ func TestFlagValues(t *testing.T) {
 		{"warmup word", &warmupValue{}, []string{"soon"}, "", "request count or a duration"},
 		{"headers", &headersValue{}, []string{"A: 1", "B:2"}, "2 header(s)", ""},
 		{"header without colon is redacted", &headersValue{}, []string{"Bearer s3cr3t"}, "", "<redacted"},
-		{"stacks all", &stacksValue{}, []string{"all"}, "2x,3x", ""},
+		{"stacks all", &stacksValue{}, []string{"all"}, strings.Join(lab.Stacks(), ","), ""},
 		{"stacks repeated", &stacksValue{}, []string{"3x", "2x"}, "2x,3x", ""},
 		{"stacks comma", &stacksValue{}, []string{"3x,2x"}, "2x,3x", ""},
 		{"stacks unknown", &stacksValue{}, []string{"4x"}, "", "unknown stack"},

@@ -86,11 +86,13 @@ func (o *ladderOptions) run(cmd *cobra.Command, s streams) error {
 		return err
 	}
 	if lo.Stack != "" {
-		if comps, rec, err := runner.LabComponents(o.labDir, p, true); err == nil {
-			if mon, err := runner.NewMonitor(cmd.Context(), &plan.Plan{}, comps); err == nil {
-				lo.Monitor, lo.Lab = mon, rec
-			}
+		// Only the lab's components: the scenario's own observe list
+		// describes its run, not the ladder's rungs.
+		obs, err := runner.Observe(cmd.Context(), &plan.Plan{Targets: p.Targets}, runner.ObserveOptions{LabDir: o.labDir})
+		if err != nil {
+			return err
 		}
+		lo.Monitor, lo.Lab, lo.Reviews = obs.Monitor, obs.Lab, obs.Reviews
 	}
 	out, err := ladder.Run(cmd.Context(), lo)
 	if out == nil || out.Ladder == nil {
@@ -99,7 +101,7 @@ func (o *ladderOptions) run(cmd *cobra.Command, s streams) error {
 	if perr := o.print(s, out); perr != nil {
 		return perr
 	}
-	if errors.Is(err, ladder.ErrInterrupted) {
+	if errors.Is(err, runner.ErrInterrupted) {
 		return &exitError{code: ExitInterrupted, err: fmt.Errorf("%w: %s", err, out.Dir)}
 	}
 	return err

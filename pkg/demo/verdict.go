@@ -19,11 +19,16 @@ func compare(o Options, out *Outcome) error {
 		return nil
 	}
 	runs := make([]*results.Run, len(out.Runs))
-	dirs := make([]string, len(out.Runs))
+	files := make([]analyze.RunFiles, len(out.Runs))
 	for i, r := range out.Runs {
-		runs[i], dirs[i] = r.Run, r.Dir
+		runs[i] = r.Run
+		hs, err := store.ReadHistograms(r.Dir, r.Run)
+		if err != nil {
+			return fmt.Errorf("comparing the stacks: %w", err)
+		}
+		files[i] = analyze.RunFiles{Dir: r.Dir, Hists: hs, Timeline: r.Timeline}
 	}
-	c, err := analyze.Compare(runs, analyze.CompareOptions{Dirs: dirs})
+	c, err := analyze.Compare(runs, analyze.CompareOptions{Files: files})
 	if err != nil {
 		return fmt.Errorf("comparing the stacks: %w", err)
 	}

@@ -58,6 +58,9 @@ type State struct {
 	// CACert is the lab CA every TLS listener's certificate chains to.
 	CACert string   `json:"ca_cert"`
 	Notes  []string `json:"notes,omitempty"`
+	// TokenPool describes the pool of static tokens, when the lab issued
+	// one (--token-pool).
+	TokenPool *TokenPool `json:"token_pool,omitempty"`
 	// Prometheus is the lab's own Prometheus (a kube lab's, scraping the
 	// kubelet's cAdvisor), through which its scenario samples the pods.
 	// Empty on the processes platform.

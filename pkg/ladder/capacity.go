@@ -21,13 +21,16 @@ func (l *ladderRun) probeCapacity(ctx context.Context) error {
 	for _, s := range l.slots {
 		fmt.Fprintf(l.o.Log, "%s: capacity probe (closed loop, %d workers, %s)\n", s.layer, c, l.o.ProbeDuration)
 		if l.o.ProbeWarmup > 0 {
-			l.attacker.Attack(ctx, s.req, load.Spec{Model: plan.Closed, Duration: l.o.ProbeWarmup, Concurrency: c})
+			l.s.Unrecorded(ctx, s.index, load.Spec{Model: plan.Closed, Duration: l.o.ProbeWarmup, Concurrency: c})
 		}
-		m := l.attacker.Attack(ctx, s.req, load.Spec{Model: plan.Closed, Duration: l.o.ProbeDuration, Concurrency: c})
+		m, _ := l.s.Unrecorded(ctx, s.index, load.Spec{Model: plan.Closed, Duration: l.o.ProbeDuration, Concurrency: c})
 		if ctx.Err() != nil {
 			return fmt.Errorf("probing capacity: %w", ctx.Err())
 		}
-		s.probe = m.Result()
+		if m == nil {
+			return fmt.Errorf("probing capacity of %s (%s): the load could not run", s.layer, s.url)
+		}
+		s.probe = m.Result
 		s.probe.GoodputRPS = math.Round(s.probe.GoodputRPS*10) / 10
 		if err := checkProbe(s); err != nil {
 			return err

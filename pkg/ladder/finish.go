@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"time"
 
 	"github.com/authbench/authbench/pkg/analyze"
 	"github.com/authbench/authbench/pkg/report"
@@ -19,24 +18,25 @@ import (
 // and writes the run directory. The results are written even when the
 // attribution fails (an interrupted ladder may lack a rung).
 func (l *ladderRun) finish(interrupted bool) (*Outcome, error) {
-	run := l.run
-	run.End = time.Now().UTC()
-	run.Partial = interrupted
 	lad, aerr := l.attribute()
 	if aerr == nil {
 		if l.o.Gateway != nil {
 			l.hops(context.Background(), lad)
 		}
-		run.Ladder = lad
+		l.run.Ladder = lad
 	}
-	run.Findings = analyze.Diagnose(run, l.tl)
-	out := &Outcome{Dir: l.dir, Run: run, Timeline: l.tl, Ladder: run.Ladder}
-	if l.dir != "" {
+	l.s.Finish(interrupted)
+	o := l.s.Outcome()
+	out := &Outcome{Dir: o.Dir, Run: o.Run, Timeline: o.Timeline, Ladder: l.run.Ladder}
+	if l.s.Dir != "" {
 		if err := l.write(); err != nil {
 			return out, err
 		}
 	}
-	return out, aerr
+	if aerr != nil {
+		return out, aerr
+	}
+	return out, runner.Interrupted(l.run)
 }
 
 // attribute turns the merged rung histograms into the ladder's figures.
@@ -160,17 +160,17 @@ func (l *ladderRun) rateNote() string {
 func (l *ladderRun) write() error {
 	run := l.run
 	var page bytes.Buffer
-	hists, err := analyze.LoadHistograms(l.dir, run)
+	hists, err := store.ReadHistograms(l.s.Dir, run)
 	if err == nil {
-		err = report.RunHTML(&page, run, l.tl, hists...)
+		err = report.RunHTML(&page, run, l.s.Timeline, analyze.Histograms(run, hists)...)
 	}
 	if err != nil {
 		return fmt.Errorf("rendering report: %w", err)
 	}
-	if err := store.WriteFile(filepath.Join(l.dir, ReportFile), page.Bytes()); err != nil {
+	if err := store.WriteFile(filepath.Join(l.s.Dir, ReportFile), page.Bytes()); err != nil {
 		return err
 	}
-	return runner.WriteRun(l.dir, l.o.Out, run, l.tl, l.o.Log)
+	return l.s.Write()
 }
 
 // ReportFile is the HTML report a ladder run directory holds.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/authbench/authbench/pkg/results"
+	"github.com/authbench/authbench/pkg/runner"
 )
 
 // DefaultFlushWait is how long the ladder waits for the gateway to flush
@@ -114,7 +115,7 @@ func readFlushed(ctx context.Context, g *GatewayLog, ws []window) ([]HopRecord, 
 	var recs []HopRecord
 	var err error
 	for range 5 {
-		if sleep(ctx, wait) {
+		if runner.Sleep(ctx, wait) {
 			break
 		}
 		recs, err = ReadHopLog(g.Path, ws)

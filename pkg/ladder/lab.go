@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/authbench/authbench/pkg/lab"
 	"github.com/authbench/authbench/pkg/plan"
@@ -20,9 +21,9 @@ const NginxAccessLog = "logs/nginx-access.log"
 // of the lab's scenario, the ext_authz layers by their role, the gateway's
 // log, and the lab's record for run.json.
 func LabOptions(dir, stack string) (Options, *plan.Plan, error) {
-	name := map[string]string{lab.Stack2x: lab.Target2x, lab.Stack3x: lab.Target3x}[stack]
+	name := lab.TargetName(stack)
 	if name == "" {
-		return Options{}, nil, fmt.Errorf("unknown stack %q: want 2x or 3x", stack)
+		return Options{}, nil, fmt.Errorf("unknown stack %q: want %s", stack, strings.Join(lab.Stacks(), ", "))
 	}
 	if dir == "" {
 		dir = lab.DefaultDir()
@@ -57,7 +58,7 @@ func LabOptions(dir, stack string) (Options, *plan.Plan, error) {
 	if len(t.Layers) > 0 {
 		if c, ok := st.Component(t.Layers[0]); ok {
 			o.Gateway = &GatewayLog{Path: c.Log, Gateway: c.Name}
-			if access := filepath.Join(abs, NginxAccessLog); c.Name == lab.CompNginx && exists(access) {
+			if access := filepath.Join(abs, "logs", c.Name+"-access.log"); c.Program == "nginx" && exists(access) {
 				o.Gateway.Path = access
 			}
 		}

@@ -25,6 +25,7 @@ import (
 	"github.com/authbench/authbench/pkg/observe"
 	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/results"
+	"github.com/authbench/authbench/pkg/runner"
 )
 
 // Defaults of Options.
@@ -93,8 +94,13 @@ type Options struct {
 	Log io.Writer
 	// Monitor, when set, samples components during every turn.
 	Monitor *observe.Monitor
+	// Reviews, when set, counts the API server's reviews per turn, so
+	// that the apiserver-reviews finding can charge them to a layer.
+	Reviews observe.ReviewCounter
 	// Lab is recorded in run.json.
 	Lab *results.Lab
+	// Executor runs the load. Default runner.NewLocal(): this process.
+	Executor runner.Executor
 }
 
 func (o *Options) complete() error {
@@ -171,13 +177,10 @@ type Outcome struct {
 	Ladder *results.Ladder
 }
 
-// ErrInterrupted is returned, with what was measured, when ctx ended
-// before every round ran.
-var ErrInterrupted = errors.New("ladder interrupted; partial results written")
-
 // Run measures the ladder and attributes the latency. Setup failures (a
 // rung that does not answer 2xx, a token that cannot be had) are errors;
-// per-request failures are data in the results.
+// per-request failures are data in the results. An interrupted ladder
+// returns its Outcome (Run.Partial set) with runner.ErrInterrupted.
 func Run(ctx context.Context, o Options) (*Outcome, error) {
 	if err := o.complete(); err != nil {
 		return nil, err
@@ -186,29 +189,9 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer l.attacker.Close()
+	defer l.s.Close()
 	if err := l.prepare(ctx); err != nil {
 		return nil, err
 	}
-	interrupted := l.measure(ctx)
-	out, err := l.finish(interrupted)
-	if err != nil {
-		return out, err
-	}
-	if interrupted {
-		return out, ErrInterrupted
-	}
-	return out, nil
-}
-
-// sleep waits d or until ctx is done; true means interrupted.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return true
-	case <-t.C:
-		return false
-	}
+	return l.finish(l.measure(ctx))
 }

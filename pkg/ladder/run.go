@@ -3,49 +3,37 @@ package ladder
 import (
 	"context"
 	"fmt"
-	"os"
-	"runtime"
 	"slices"
-	"time"
 
-	"github.com/authbench/authbench/pkg/auth"
-	"github.com/authbench/authbench/pkg/load"
 	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/results"
-	"github.com/authbench/authbench/pkg/store"
+	"github.com/authbench/authbench/pkg/runner"
 )
 
-// ladderRun is one ladder in progress.
+// ladderRun is one ladder in progress, over one orchestrator session.
 type ladderRun struct {
 	o        *Options
-	attacker *load.Attacker
+	s        *runner.Session
 	slots    []*slot  // inside out, the end-to-end slot last
 	layers   []string // from the client inwards
 	rate     float64
 	fraction float64
-	run      *results.Run
-	tl       *results.Timeline
-	dir      string
+	run      *results.Run // s.Run
 	notes    []string
 }
 
 func newLadderRun(ctx context.Context, o *Options) (*ladderRun, error) {
-	slots, layers, err := buildSlots(ctx, o.Target)
+	slots, layers, targets, err := buildSlots(o.Target)
 	if err != nil {
 		return nil, err
 	}
-	a, err := load.NewAttacker(o.Client)
+	c := runner.Common{Out: o.Out, CommandLine: o.CommandLine, Version: o.Version, Log: o.Log,
+		Monitor: o.Monitor, Reviews: o.Reviews, Lab: o.Lab, Executor: o.Executor}
+	s, err := runner.NewSession(ctx, c, o.Name, o.Client, targets)
 	if err != nil {
-		return nil, fmt.Errorf("preparing http client: %w", err)
+		return nil, err
 	}
-	start := time.Now()
-	l := &ladderRun{o: o, attacker: a, slots: slots, layers: layers, tl: &results.Timeline{}}
-	l.run = &results.Run{
-		SchemaVersion: results.SchemaVersion, AuthbenchVersion: o.Version, Name: o.Name,
-		ID:    fmt.Sprintf("%s-%04x", start.UTC().Format(store.DirTimeFormat), uint16(os.Getpid()^start.Nanosecond())),
-		Start: start.UTC(), CommandLine: redactArgs(o.CommandLine), Environment: environment(), Lab: o.Lab,
-	}
-	return l, nil
+	return &ladderRun{o: o, s: s, slots: slots, layers: layers, run: s.Run}, nil
 }
 
 // prepare fingerprints every slot, tells ext_authz layers apart, probes
@@ -62,15 +50,7 @@ func (l *ladderRun) prepare(ctx context.Context) error {
 		return err
 	}
 	l.run.Plan = l.plan()
-	if l.o.Out == "" {
-		return nil
-	}
-	dir, err := store.NewRunDir(l.o.Out, l.o.Name, l.run.Start)
-	if err != nil {
-		return err
-	}
-	l.dir = dir
-	return nil
+	return l.s.CreateDir()
 }
 
 // plan records the ladder as a plan: one target per slot (so that every
@@ -116,16 +96,4 @@ func (l *ladderRun) reached(s *slot) []string {
 
 func (l *ladderRun) notef(format string, a ...any) {
 	l.notes = append(l.notes, fmt.Sprintf(format, a...))
-}
-
-func environment() results.Environment {
-	host, _ := os.Hostname()
-	return results.Environment{Host: host, OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(), GoVersion: runtime.Version()}
-}
-
-func redactArgs(args []string) []string {
-	if len(args) == 0 {
-		return nil
-	}
-	return auth.RedactArgs(args)
 }

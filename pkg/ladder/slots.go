@@ -3,25 +3,23 @@ package ladder
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"slices"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/authbench/authbench/pkg/auth"
-	"github.com/authbench/authbench/pkg/load"
 	"github.com/authbench/authbench/pkg/plan"
+	"github.com/authbench/authbench/pkg/redact"
 	"github.com/authbench/authbench/pkg/results"
 )
 
 // slot is one measured entry point: a layer's rung or the end-to-end URL.
 type slot struct {
 	layer    string // the layer's name, or results.EndToEnd
-	url      string
+	url      string // redacted (redact.URL): for messages and the record
 	name     string // the target name of its results: "TARGET/LAYER"
 	extAuthz bool
-	req      load.Request
+	index    int // the session's target
 	fp       results.TargetFingerprint
 	probe    results.Result // the capacity probe
 	hists    []*hdr.Histogram
@@ -67,74 +65,42 @@ func layerOrder(t plan.Target) ([]string, error) {
 	return t.Layers, nil
 }
 
-// buildSlots makes the rungs' slots inside out, then the end-to-end slot.
-func buildSlots(ctx context.Context, t plan.Target) ([]*slot, []string, error) {
+// buildSlots makes the rungs' slots inside out, then the end-to-end
+// slot, and the target each slot sends to.
+func buildSlots(t plan.Target) ([]*slot, []string, []plan.Target, error) {
 	layers, err := layerOrder(t)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	tokens := map[*auth.Spec]auth.TokenSource{}
 	var slots []*slot
+	var targets []plan.Target
+	add := func(layer, url string, st plan.Target) {
+		st.Name, st.URL, st.Rungs, st.Layers = t.Name+"/"+layer, url, nil, nil
+		slots = append(slots, &slot{layer: layer, url: redact.URL(url), name: st.Name, index: len(targets)})
+		targets = append(targets, st)
+	}
 	for i := len(layers) - 1; i >= 0; i-- {
 		for _, r := range t.Rungs {
 			if r.Layer != layers[i] {
 				continue
 			}
-			tok := t.Token
+			st := t
+			st.Host, st.Headers = "", append(slices.Clone(t.Headers), r.Headers...)
 			if r.Token != nil {
-				tok = r.Token
+				st.Token = r.Token
 			}
-			req, err := request(ctx, t, r.URL, append(slices.Clone(t.Headers), r.Headers...), tok, tokens)
-			if err != nil {
-				return nil, nil, fmt.Errorf("rung %s: %w", r.Layer, err)
-			}
-			slots = append(slots, &slot{layer: r.Layer, url: r.URL, name: t.Name + "/" + r.Layer, req: req})
+			add(r.Layer, r.URL, st)
 		}
 	}
-	req, err := request(ctx, t, t.URL, t.Headers, t.Token, tokens)
-	if err != nil {
-		return nil, nil, fmt.Errorf("target %q: %w", t.Name, err)
-	}
-	req.Host = t.Host
-	slots = append(slots, &slot{layer: results.EndToEnd, url: t.URL, name: t.Name + "/" + results.EndToEnd, req: req})
-	return slots, layers, nil
-}
-
-// request builds one slot's request. Token sources are shared between
-// slots with the same spec: one OIDC login, one command run.
-func request(ctx context.Context, t plan.Target, url string, headers []plan.Header, tok *auth.Spec,
-	cache map[*auth.Spec]auth.TokenSource) (load.Request, error) {
-	h := make(http.Header, len(headers))
-	for _, kv := range headers {
-		h.Add(kv.Name, kv.Value)
-	}
-	r := load.Request{Method: t.Method, URL: url, Header: h, Body: t.Body}
-	if r.Method == "" {
-		r.Method = plan.DefaultMethod
-	}
-	if tok == nil || tok.Kind() == "none" {
-		return r, nil
-	}
-	if ts, ok := cache[tok]; ok {
-		r.Token = ts
-		return r, nil
-	}
-	ts, err := auth.New(ctx, tok)
-	if err != nil {
-		return r, fmt.Errorf("getting token (%s): %w", tok.Kind(), err)
-	}
-	cache[tok] = ts
-	r.Token = ts
-	return r, nil
+	add(results.EndToEnd, t.URL, t)
+	return slots, layers, targets, nil
 }
 
 // fingerprint sends one request to every slot; a slot that does not
 // answer 2xx/3xx is refused, naming what it answered.
 func (l *ladderRun) fingerprint(ctx context.Context) error {
 	for _, s := range l.slots {
-		s.fp = l.attacker.Probe(ctx, s.req)
-		s.fp.Target, s.fp.URL = s.name, s.url
-		l.run.Environment.Targets = append(l.run.Environment.Targets, s.fp)
+		s.fp = l.s.Probe(ctx, s.index)
 		switch {
 		case s.fp.Error != "":
 			return fmt.Errorf("probing %s (%s): %s", s.layer, s.url, s.fp.Error)

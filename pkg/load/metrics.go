@@ -114,15 +114,15 @@ func (m *Metrics) Result() results.Result {
 }
 
 // sendLag summarises the open model's send lag; nil when nothing was sent.
-func (m *Metrics) sendLag() *results.SendLag {
+func (m *Metrics) sendLag() *results.Lag {
 	if m.lag == nil || m.lag.TotalCount() == 0 {
 		return nil
 	}
 	hi := ms(float64(max(m.tot.maxLag, 0)))
-	return &results.SendLag{
-		P50: min(msFromMicros(m.lag.ValueAtQuantile(50)), hi),
-		P99: min(msFromMicros(m.lag.ValueAtQuantile(99)), hi),
-		Max: hi,
+	return &results.Lag{
+		P50Ms: min(msFromMicros(m.lag.ValueAtQuantile(50)), hi),
+		P99Ms: min(msFromMicros(m.lag.ValueAtQuantile(99)), hi),
+		MaxMs: hi,
 	}
 }
 

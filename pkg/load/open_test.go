@@ -137,13 +137,13 @@ func TestSendLag(t *testing.T) {
 	if l == nil {
 		t.Fatal("open model: no send lag")
 	}
-	if l.P50 < 0 || l.P50 > l.P99 || l.P99 > l.Max {
+	if l.P50Ms < 0 || l.P50Ms > l.P99Ms || l.P99Ms > l.MaxMs {
 		t.Errorf("send lag not ordered: %+v", *l)
 	}
 	// Corrected latency runs from the intended time, so it exceeds the
 	// uncorrected one by at most the largest lag (plus a microsecond of rounding).
-	if d := open.Latency.Max - open.LatencyUncorrected.Max; d > l.Max+0.002 {
-		t.Errorf("corrected max - uncorrected max = %.3f ms > max send lag %.3f ms", d, l.Max)
+	if d := open.Latency.Max - open.LatencyUncorrected.Max; d > l.MaxMs+0.002 {
+		t.Errorf("corrected max - uncorrected max = %.3f ms > max send lag %.3f ms", d, l.MaxMs)
 	}
 	_, closed := runAttack(t, a, Request{URL: s.URL}, Spec{Requests: 20, Concurrency: 2})
 	if closed.SendLag != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/authbench/authbench/pkg/auth"
+	"github.com/authbench/authbench/pkg/redact"
 )
 
 // Model names how load is generated.
@@ -146,11 +147,11 @@ type Header struct {
 	Value string `json:"value"`
 }
 
-// MarshalJSON redacts Authorization and Cookie values so that a plan can be
-// written to run.json safely.
+// MarshalJSON redacts secret header values (redact.Header) so that a plan
+// can be written to run.json safely.
 func (h Header) MarshalJSON() ([]byte, error) {
 	type raw Header
-	return marshalJSON(raw{Name: h.Name, Value: auth.RedactHeader(h.Name, h.Value)})
+	return marshalJSON(raw{Name: h.Name, Value: redact.Header(h.Name, h.Value)})
 }
 
 // Load says how much load to send and how.

@@ -103,7 +103,7 @@ func TestStability(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cv, ok := describe(tt.xs).cv()
+			cv, ok := describe(tt.xs).CV()
 			if ok != tt.wantOK {
 				t.Fatalf("cv ok = %v, want %v", ok, tt.wantOK)
 			}
@@ -119,14 +119,14 @@ func TestStability(t *testing.T) {
 
 func TestRedact(t *testing.T) {
 	tests := []struct{ name, got, want string }{
-		{"query token", redactURL("https://h/p?a=1&access_token=abc123456&b=2"), "https://h/p?a=1&access_token=redacted&b=2"},
-		{"password", redactURL("https://u:hunter22@h/p"), "https://u:redacted@h/p"},
+		{"query token", redactURL("https://h/p?a=1&access_token=abc123456&b=2"), "https://h/p?a=1&access_token=REDACTED&b=2"},
+		{"password", redactURL("https://u:hunter22@h/p"), "https://u:REDACTED@h/p"},
 		{"plain", redactURL("http://127.0.0.1:8080/v1"), "http://127.0.0.1:8080/v1"},
 		{"api key header", redactHeader(plan.Header{Name: "X-Api-Key", Value: "abcdef123456"}), "<redacted, 12 chars>"},
 		{"ordinary header", redactHeader(plan.Header{Name: "Accept", Value: "text/plain"}), "text/plain"},
 		{"args", strings.Join(redactArgs([]string{"authbench", "run", "--token", "abc123456", "--client-secret=s3cr3t!!", "-H", "Authorization: Bearer abc123456", "-H", "Accept: */*", "-c", "50"}), " "),
-			"authbench run --token <redacted> --client-secret=<redacted> -H Authorization: Bearer <redacted, 9 chars> -H Accept: */* -c 50"},
-		{"jwt anywhere", scrub("got eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJhIn0.c2lnbmF0dXJl here", nil), "got <redacted JWT> here"},
+			"authbench run --token <redacted, 9 chars> --client-secret=<redacted, 8 chars> -H Authorization: Bearer <redacted, 9 chars> -H Accept: */* -c 50"},
+		{"jwt anywhere", scrub("got eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJhIn0.c2lnbmF0dXJl here", nil), "got <redacted, 49 chars> here"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

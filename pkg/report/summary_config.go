@@ -7,6 +7,7 @@ import (
 
 	"github.com/authbench/authbench/pkg/auth"
 	"github.com/authbench/authbench/pkg/plan"
+	"github.com/authbench/authbench/pkg/redact"
 )
 
 // model is the run's load model; imported hey runs are closed loops.
@@ -220,10 +221,18 @@ func authLine(t *plan.Target) string {
 		d = "command — bearer token printed by " + code(sp.Command)
 	case "oidc":
 		d = "oidc — " + oidcLine(sp.OIDC)
+	case "pool":
+		d = "pool — a different bearer token per request (" + poolOrder(sp.Pool) + ")"
+		if sp.Pool.File != "" {
+			d += ", one per line of " + code(sp.Pool.File)
+		}
+		if n := len(sp.Pool.Sources); n > 0 {
+			d += fmt.Sprintf(", and %d further sources", n)
+		}
 	default:
 		d = "none — no token source"
 		for _, h := range t.Headers {
-			if auth.IsSensitiveHeader(h.Name) {
+			if redact.IsSecretHeader(h.Name) {
 				d += "; credentials sent in the " + code(h.Name) + " header (redacted below)"
 				break
 			}
@@ -295,4 +304,11 @@ func (s *summaryWriter) describeLayer(layer string) string {
 		return layer + " (lab: " + strings.Join(parts, ", ") + ")"
 	}
 	return layer
+}
+
+func poolOrder(p *auth.Pool) string {
+	if p.Order == "" {
+		return auth.OrderRoundRobin
+	}
+	return p.Order
 }

@@ -2,7 +2,9 @@ package report
 
 import (
 	"fmt"
+	"strings"
 
+	"github.com/authbench/authbench/pkg/analyze"
 	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/results"
 )
@@ -129,6 +131,24 @@ func (s *summaryWriter) openLoop(rs []results.Result) {
 			lat(r.Latency, r.Latency.P99), uncorrected)
 	}
 	s.printf("\n")
+	s.sendLag(rs)
+}
+
+// sendLag lists how late the engine sent against the schedule, where it
+// measured it.
+func (s *summaryWriter) sendLag(rs []results.Result) {
+	var lines []string
+	for _, r := range rs {
+		if l := r.SendLag; l != nil {
+			lines = append(lines, fmt.Sprintf("iteration %d: P50 %s, P99 %s, max %s", r.Iteration,
+				fmtLatency(l.P50Ms), fmtLatency(l.P99Ms), fmtLatency(l.MaxMs)))
+		}
+	}
+	if len(lines) == 0 {
+		return
+	}
+	s.item("Send lag (actual minus intended send time)", "%s", strings.Join(lines, "; "))
+	s.printf("\n")
 }
 
 // keyMetrics averages per-iteration figures and adds the totals.
@@ -164,12 +184,12 @@ func (s *summaryWriter) keyMetrics(rs []results.Result) {
 			s.item(label(m.name), notMeasured)
 			continue
 		}
-		s.item(label(m.name), "%s", fmtLatency(describe(m.xs).mean))
+		s.item(label(m.name), "%s", fmtLatency(describe(m.xs).Mean))
 	}
 	if len(rs) == 1 {
 		s.item("Throughput", "%s", fmtRPS(thr[0]))
 	} else {
-		s.item("Mean Throughput", "%s", fmtRPS(describe(thr).mean))
+		s.item("Mean Throughput", "%s", fmtRPS(describe(thr).Mean))
 	}
 	if total > 0 {
 		s.item("Overall Success Rate", "%s (%s/%s requests)", fmtPercent(ok, total), fmtCount(ok), fmtCount(total))
@@ -177,7 +197,7 @@ func (s *summaryWriter) keyMetrics(rs []results.Result) {
 		s.item("Overall Success Rate", "n/a — no request completed")
 	}
 	if s.model() == plan.Closed {
-		s.littlesLaw(means, describe(thr).mean)
+		s.littlesLaw(means, describe(thr).Mean)
 	}
 	if len(rs) > 1 {
 		s.printf("\n_Averaging percentiles does not give a percentile of all requests: these means summarise " +
@@ -198,7 +218,7 @@ func (s *summaryWriter) littlesLaw(means []float64, thr float64) {
 	predicted := float64(c) / thr * 1000
 	s.item("Closed-Loop Check", "%d workers / %s = %s predicted mean latency (Little's law), %s measured: "+
 		"latency here is mostly the queue the workers build, set by capacity — compare throughput between closed-loop runs",
-		c, fmtRPS(thr), fmtLatency(predicted), fmtLatency(describe(means).mean))
+		c, fmtRPS(thr), fmtLatency(predicted), fmtLatency(describe(means).Mean))
 }
 
 // stability reports how much P95 and throughput moved between iterations.
@@ -224,38 +244,38 @@ func (s *summaryWriter) stability(rs []results.Result) {
 }
 
 // stabilityRow writes one table row and returns the verdict in words.
-func (s *summaryWriter) stabilityRow(name string, st stats, f func(float64) string) string {
-	cv, ok := st.cv()
+func (s *summaryWriter) stabilityRow(name string, st analyze.Variation, f func(float64) string) string {
+	cv, ok := st.CV()
 	if !ok {
 		verdict := "not measured"
-		if st.n >= 2 {
+		if st.N >= 2 {
 			verdict = "undefined (zero mean)"
 		}
 		s.printf("| %s | %s | %s | n/a | %s | %s |\n", name, meanOrNA(st, f), sdOrNA(st, f), rangeOrNA(st, f), verdict)
 		return verdict
 	}
 	verdict := stabilityWord(cv)
-	s.printf("| %s | %s | %s | %s | %s | %s |\n", name, f(st.mean), f(st.sd), fmtFraction(cv), rangeOrNA(st, f), verdict)
+	s.printf("| %s | %s | %s | %s | %s | %s |\n", name, f(st.Mean), f(st.SD), fmtFraction(cv), rangeOrNA(st, f), verdict)
 	return fmt.Sprintf("%s (CV %s)", verdict, fmtFraction(cv))
 }
 
-func meanOrNA(st stats, f func(float64) string) string {
-	if st.n == 0 {
+func meanOrNA(st analyze.Variation, f func(float64) string) string {
+	if st.N == 0 {
 		return "n/a"
 	}
-	return f(st.mean)
+	return f(st.Mean)
 }
 
-func sdOrNA(st stats, f func(float64) string) string {
-	if st.n < 2 {
+func sdOrNA(st analyze.Variation, f func(float64) string) string {
+	if st.N < 2 {
 		return "n/a"
 	}
-	return f(st.sd)
+	return f(st.SD)
 }
 
-func rangeOrNA(st stats, f func(float64) string) string {
-	if st.n == 0 {
+func rangeOrNA(st analyze.Variation, f func(float64) string) string {
+	if st.N == 0 {
 		return "n/a"
 	}
-	return fmtRange(st.min, st.max, f)
+	return fmtRange(st.Min, st.Max, f)
 }

@@ -1,16 +1,10 @@
 package report
 
 import (
-	"math"
-
+	"github.com/authbench/authbench/pkg/analyze"
 	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/results"
 )
-
-// slaMargin is the headroom suggested SLA targets keep over the worst
-// iteration, as the seeds' authors did by hand ("P95 < 100 ms, significant
-// margin over 55 ms observed").
-const slaMargin = 1.5
 
 // recommendations writes the seeds' Recommendations section: SLA targets
 // from the measured percentiles, and capacity and resource sizing from
@@ -30,17 +24,14 @@ func (s *summaryWriter) recommendations(t targetRun) {
 	}
 }
 
-// slaTargets suggests objectives from the worst iteration's percentiles.
+// slaTargets words analyze's suggested objectives.
 func (s *summaryWriter) slaTargets(rs []results.Result) {
-	var p50, p95, p99 float64
-	for _, r := range rs {
-		p50, p95, p99 = math.Max(p50, r.Latency.P50), math.Max(p95, r.Latency.P95), math.Max(p99, r.Latency.P99)
-	}
+	sla := analyze.SuggestSLA(rs)
 	s.heading(3, "SLA Targets")
-	s.printf("Suggested from the worst iteration with a %.1f× margin:\n\n", slaMargin)
-	s.item("P50 target", "< %s (worst iteration %s)", fmtLatency(niceCeil(p50*slaMargin)), fmtLatency(p50))
-	s.item("P95 target", "< %s (worst iteration %s)", fmtLatency(niceCeil(p95*slaMargin)), fmtLatency(p95))
-	s.item("P99 target", "< %s (worst iteration %s)", fmtLatency(niceCeil(p99*slaMargin)), fmtLatency(p99))
+	s.printf("Suggested from the worst iteration with a %.1f× margin:\n\n", sla.Margin)
+	for i, name := range []string{"P50", "P95", "P99"} {
+		s.item(name+" target", "< %s (worst iteration %s)", fmtLatency(sla.Target[i]), fmtLatency(sla.Worst[i]))
+	}
 	if rs[0].Model == plan.Closed {
 		s.printf("\n_These come from a closed loop: at saturation its latency is queueing set by the concurrency, " +
 			"not what users see below capacity. Confirm SLA targets with an open-loop run at the expected rate (`-q`)._\n")
@@ -97,17 +88,5 @@ func successful(rs []results.Result) []results.Result {
 	return out
 }
 
-// niceCeil rounds up to 1, 2 or 5 times a power of ten, so that a target
-// reads like one a person would set (80 ms -> 100 ms).
-func niceCeil(v float64) float64 {
-	if v <= 0 || math.IsInf(v, 0) || math.IsNaN(v) {
-		return 0
-	}
-	p := math.Pow(10, math.Floor(math.Log10(v)))
-	for _, m := range []float64{1, 2, 5, 10} {
-		if v <= m*p*(1+1e-9) {
-			return m * p
-		}
-	}
-	return 10 * p
-}
+// niceCeil is analyze.NiceCeil.
+var niceCeil = analyze.NiceCeil

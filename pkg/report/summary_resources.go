@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/authbench/authbench/pkg/analyze"
 	"github.com/authbench/authbench/pkg/results"
 )
 
@@ -36,7 +37,7 @@ func groupComponents(rs []results.Result) []*componentRuns {
 }
 
 // pick extracts one field of every iteration's usage.
-func (c *componentRuns) pick(f func(results.ComponentUsage) float64) stats {
+func (c *componentRuns) pick(f func(results.ComponentUsage) float64) analyze.Variation {
 	xs := make([]float64, len(c.usage))
 	for i, u := range c.usage {
 		xs[i] = f(u)
@@ -74,8 +75,8 @@ func (s *summaryWriter) resourceOverview(comps []*componentRuns) {
 	s.printf("|-----------|------|----------|----------|-----------|-----------------|-----------------------|-------------|\n")
 	for _, c := range comps {
 		s.printf("| %s | %s | %s | %s | %s | %s | %s | %s |\n", cell(c.name), cell(firstNonEmpty(c.role, "—")),
-			fmtCores(c.pick(cpuMean).mean), fmtCores(c.pick(cpuPeak).max), limitOf(c),
-			fmtFraction(c.pick(throttled).max), fmtSig(c.pick(cpuPer1k).mean, 3), fmtMB(c.pick(memPeak).max))
+			fmtCores(c.pick(cpuMean).Mean), fmtCores(c.pick(cpuPeak).Max), limitOf(c),
+			fmtFraction(c.pick(throttled).Max), fmtSig(c.pick(cpuPer1k).Mean, 3), fmtMB(c.pick(memPeak).Max))
 	}
 	s.printf("\nCPU mean and CPU-s per 1k requests are means over iterations; peaks and throttling are the highest iteration's.\n\n")
 }
@@ -92,10 +93,10 @@ func memLimit(u results.ComponentUsage) float64  { return u.MemLimit }
 // limitOf prints the CPU limit, or its range if it changed between iterations.
 func limitOf(c *componentRuns) string {
 	st := c.pick(cpuLimit)
-	if st.max == 0 {
+	if st.Max == 0 {
 		return "none"
 	}
-	return fmtRange(st.min, st.max, fmtCores)
+	return fmtRange(st.Min, st.Max, fmtCores)
 }
 
 // componentTable is the seeds' At Start | During Load | Peak table.
@@ -106,38 +107,38 @@ func (s *summaryWriter) componentTable(c *componentRuns) {
 		during = "range of per-iteration means"
 	}
 	cpuNote, memNote := "", ""
-	if l := c.pick(cpuLimit); l.max > 0 {
-		cpuNote = fmt.Sprintf("peak is %s of the %s limit", fmtFraction(c.pick(cpuPeak).max/l.max), fmtCores(l.max))
+	if l := c.pick(cpuLimit); l.Max > 0 {
+		cpuNote = fmt.Sprintf("peak is %s of the %s limit", fmtFraction(c.pick(cpuPeak).Max/l.Max), fmtCores(l.Max))
 	}
-	if l := c.pick(memLimit); l.max > 0 {
-		memNote = fmt.Sprintf("peak is %s of the %s limit", fmtFraction(c.pick(memPeak).max/l.max), fmtMB(l.max))
+	if l := c.pick(memLimit); l.Max > 0 {
+		memNote = fmt.Sprintf("peak is %s of the %s limit", fmtFraction(c.pick(memPeak).Max/l.Max), fmtMB(l.Max))
 	}
 	mean, mm := c.pick(cpuMean), c.pick(memMean)
 	s.printf("| Metric | At Start | During Load (%s) | Peak | Notes |\n", during)
 	s.printf("|--------|----------|------------------|------|-------|\n")
-	s.printf("| CPU | %s | %s | %s | %s |\n", fmtCores(first.CPUIdle), fmtRange(mean.min, mean.max, fmtCores),
-		fmtCores(c.pick(cpuPeak).max), cpuNote)
-	s.printf("| Memory | %s | %s | %s | %s |\n\n", fmtMB(first.MemStart), fmtRange(mm.min, mm.max, fmtMB),
-		fmtMB(c.pick(memPeak).max), memNote)
+	s.printf("| CPU | %s | %s | %s | %s |\n", fmtCores(first.CPUIdle), fmtRange(mean.Min, mean.Max, fmtCores),
+		fmtCores(c.pick(cpuPeak).Max), cpuNote)
+	s.printf("| Memory | %s | %s | %s | %s |\n\n", fmtMB(first.MemStart), fmtRange(mm.Min, mm.Max, fmtMB),
+		fmtMB(c.pick(memPeak).Max), memNote)
 }
 
 // componentLines adds limit, throttling and per-request CPU.
 func (s *summaryWriter) componentLines(c *componentRuns) {
 	s.item("CPU Limit", "%s", limitOf(c))
 	th := c.pick(throttled)
-	if th.max == 0 && c.pick(cpuLimit).max == 0 {
+	if th.Max == 0 && c.pick(cpuLimit).Max == 0 {
 		s.item("CPU Throttled", "no (no CPU limit)")
 	} else {
 		s.item("CPU Throttled", "%s", throttleLine(c, th))
 	}
 	per1k := c.pick(cpuPer1k)
-	cpu := fmt.Sprintf("%s CPU-seconds", fmtSig(per1k.mean, 3))
-	if per1k.n > 1 && fmtSig(per1k.min, 3) != fmtSig(per1k.max, 3) {
-		cpu += fmt.Sprintf(" (mean of iterations; %s–%s)", fmtSig(per1k.min, 3), fmtSig(per1k.max, 3))
+	cpu := fmt.Sprintf("%s CPU-seconds", fmtSig(per1k.Mean, 3))
+	if per1k.N > 1 && fmtSig(per1k.Min, 3) != fmtSig(per1k.Max, 3) {
+		cpu += fmt.Sprintf(" (mean of iterations; %s–%s)", fmtSig(per1k.Min, 3), fmtSig(per1k.Max, 3))
 	}
 	s.item("CPU per 1k Requests", "%s", cpu)
-	if rpc := c.pick(func(u results.ComponentUsage) float64 { return u.RPSPerCore }); rpc.max > 0 {
-		s.item("Requests per Core-Second", "%s", fmtCount(int64(math.Round(rpc.mean))))
+	if rpc := c.pick(func(u results.ComponentUsage) float64 { return u.RPSPerCore }); rpc.Max > 0 {
+		s.item("Requests per Core-Second", "%s", fmtCount(int64(math.Round(rpc.Mean))))
 	}
 	s.item("Sampled", "%s, iterations %s", firstNonEmpty(c.source, "source not recorded"), joinInts(c.iterations))
 	s.printf("\n")
@@ -145,7 +146,7 @@ func (s *summaryWriter) componentLines(c *componentRuns) {
 
 // throttleLine reports CFS throttling: the worst iteration, because
 // averages hide it, and the totals behind it.
-func throttleLine(c *componentRuns, th stats) string {
+func throttleLine(c *componentRuns, th analyze.Variation) string {
 	var secs float64
 	var periods, tp int64
 	for _, u := range c.usage {
@@ -153,9 +154,9 @@ func throttleLine(c *componentRuns, th stats) string {
 		periods += u.Periods
 		tp += u.ThrottledPeriods
 	}
-	line := fmt.Sprintf("%s of CFS periods in the worst iteration", fmtFraction(th.max))
+	line := fmt.Sprintf("%s of CFS periods in the worst iteration", fmtFraction(th.Max))
 	if len(c.usage) > 1 {
-		line += fmt.Sprintf(" (mean %s)", fmtFraction(th.mean))
+		line += fmt.Sprintf(" (mean %s)", fmtFraction(th.Mean))
 	}
 	line += fmt.Sprintf(", %s s throttled in total", fmtSig(secs, 3))
 	if periods > 0 {

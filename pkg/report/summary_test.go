@@ -71,7 +71,7 @@ func TestSummaryShowsRedactedHeaders(t *testing.T) {
 		"`Authorization: Bearer <redacted, 36 chars>`",
 		"`X-Api-Key: <redacted, 31 chars>`",
 		"`Accept: application/json`",
-		"access_token=redacted",
+		"access_token=REDACTED",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("summary lacks %q", want)
@@ -152,7 +152,7 @@ func TestSummaryContent(t *testing.T) {
 			"| CPU | 0.00012 cores | 0.0085–0.0305 cores | 0.0499 cores | peak is 99.80% of the 0.05 cores limit |",
 			"| Memory | 37.8 MB | 45.4–46.4 MB | 46.5 MB |",
 			"- **CPU Throttled:** no (no CPU limit)",
-			"- **Command:** `authbench run -f oauth-2x.yaml --token <redacted>`",
+			"- **Command:** `authbench run -f oauth-2x.yaml --token <redacted, 33 chars>`",
 			"| Success rate | ≥ 99.99% | 99.95% | ❌ fail |",
 			"2 of 3 objectives met.",
 			"### 1. ❌ cpu-throttling (critical) — oauth-proxy",

@@ -168,6 +168,9 @@ func openText(b *strings.Builder, r *results.Result) {
 	} else {
 		fmt.Fprintf(b, "  Late sends:\t%s\n", notMeasured)
 	}
+	if l := r.SendLag; l != nil {
+		fmt.Fprintf(b, "  Send lag:\tp50 %s, p99 %s, max %s\n", fmtSecs(l.P50Ms), fmtSecs(l.P99Ms), fmtSecs(l.MaxMs))
+	}
 	u := r.LatencyUncorrected
 	if u == nil || !measured(*u) || !measured(r.Latency) {
 		b.WriteString("  Uncorrected latency:\tnot measured\n")

@@ -20,6 +20,9 @@ const (
 	SummaryFile  = "summary.md"
 )
 
+// KindCapacity marks a capacity search's run (Run.Kind).
+const KindCapacity = "capacity"
+
 // Run is the content of run.json.
 type Run struct {
 	SchemaVersion    int       `json:"schema_version"`
@@ -28,6 +31,11 @@ type Run struct {
 	ID               string    `json:"id"`
 	Start            time.Time `json:"start"`
 	End              time.Time `json:"end"`
+	// Kind says what the run measured: "" for the iterations of one load,
+	// KindCapacity for a capacity search whose Results are its steps (one
+	// per offered rate, in the order measured), points of a curve rather
+	// than iterations of one load. Default "".
+	Kind string `json:"kind,omitempty"`
 	// Partial is true when the run was interrupted; what was measured is kept.
 	Partial bool `json:"partial,omitempty"`
 	// Imported is set for runs converted from another tool's output.
@@ -45,6 +53,10 @@ type Run struct {
 	Capacity []Capacity `json:"capacity,omitempty"`
 	// Lab describes the local lab the run targeted, if any.
 	Lab *Lab `json:"lab,omitempty"`
+	// UnobservedLab, when set, is a lab the targets point at that the run
+	// did not sample (not running, not named, or every component
+	// unreachable), so its resource figures are missing.
+	UnobservedLab *UnobservedLab `json:"unobserved_lab,omitempty"`
 	// Ladder is the layer-by-layer attribution of a ladder run (issue 6);
 	// its Results are then one per rung x round.
 	Ladder *Ladder `json:"ladder,omitempty"`
@@ -84,13 +96,6 @@ type TargetFingerprint struct {
 	Error string `json:"error,omitempty"`
 }
 
-// SendLag is the distribution of actual minus intended send time, in ms.
-type SendLag struct {
-	P50 float64 `json:"p50"`
-	P99 float64 `json:"p99"`
-	Max float64 `json:"max"`
-}
-
 // Result is one target x iteration.
 type Result struct {
 	Target    string     `json:"target"`
@@ -115,9 +120,9 @@ type Result struct {
 	TargetRPS          float64  `json:"target_rps,omitempty"`
 	AchievedRPS        *float64 `json:"achieved_rps,omitempty"`
 	LateSends          *int64   `json:"late_sends,omitempty"`
-	// SendLag is the generator's own noise floor in the open model: how
-	// long after its intended time each request was actually sent.
-	SendLag *SendLag `json:"send_lag_ms,omitempty"`
+	// SendLag is how late the open loop sent its requests (actual minus
+	// intended send time), when the engine measures it. Nil otherwise.
+	SendLag *Lag `json:"send_lag,omitempty"`
 	// Unsent counts requests of a timed open-loop iteration that were due
 	// before its end but never sent because every connection was busy.
 	Unsent *int64 `json:"unsent,omitempty"`
@@ -132,6 +137,9 @@ type Result struct {
 	HistogramFile string `json:"histogram_file,omitempty"`
 	// Components are resource samples per component (issue 4).
 	Components []ComponentUsage `json:"components,omitempty"`
+	// APIServer counts the API server's TokenReviews and SARs during the
+	// iteration (issue 15), when a review counter was given.
+	APIServer *APIServerReviews `json:"apiserver,omitempty"`
 	// Unavailable names what the source did not measure, so that a zero
 	// reads "unknown" rather than "zero": Latency keys ("min", "stddev",
 	// "p75", "p90", "p999", "p9999"), "phases" (or "phases.tls", ...),
@@ -305,6 +313,14 @@ type Lab struct {
 	Notes      []string       `json:"notes,omitempty"`
 }
 
+// UnobservedLab is a lab a run targeted but could not sample.
+type UnobservedLab struct {
+	// Dir is the lab directory.
+	Dir string `json:"dir"`
+	// Reason says why it was not observed.
+	Reason string `json:"reason"`
+}
+
 // LabComponent is one process of the lab.
 type LabComponent struct {
 	Name    string `json:"name"`
@@ -315,4 +331,12 @@ type LabComponent struct {
 	// Workload is where a Kubernetes lab runs the component, e.g.
 	// "Deployment authbench/oauth2-proxy, container oauth2-proxy".
 	Workload string `json:"workload,omitempty"`
+}
+
+// Lag summarises how late requests were sent against their schedule, in
+// milliseconds.
+type Lag struct {
+	P50Ms float64 `json:"p50_ms"`
+	P99Ms float64 `json:"p99_ms"`
+	MaxMs float64 `json:"max_ms"`
 }

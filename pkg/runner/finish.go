@@ -5,30 +5,11 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"time"
 
-	"github.com/authbench/authbench/pkg/analyze"
 	"github.com/authbench/authbench/pkg/report"
 	"github.com/authbench/authbench/pkg/results"
 	"github.com/authbench/authbench/pkg/store"
 )
-
-// finish diagnoses the run and writes its directory.
-func (e *execution) finish(interrupted bool) (*Outcome, error) {
-	run := e.run
-	run.End = time.Now().UTC()
-	run.Partial = interrupted
-	run.Findings = analyze.Diagnose(run, e.tl)
-	run.SLO = analyze.EvaluateSLO(e.plan, run.Results)
-	run.Capacity = analyze.PlanCapacity(run, analyze.CapacityOptionsFrom(e.plan))
-	if e.o.Monitor != nil {
-		for _, w := range e.o.Monitor.Warnings() {
-			fmt.Fprintln(e.o.Log, "warning:", w)
-		}
-	}
-	out := &Outcome{Dir: e.dir, Run: run, Timeline: e.tl}
-	return out, WriteRun(e.dir, e.o.Out, run, e.tl, e.o.Log)
-}
 
 // WriteRun writes a measured run's directory: timeline.json, summary.md and
 // run.json (last, so a run.json always describes complete siblings), then

@@ -1,13 +1,72 @@
 package runner
 
 import (
+	"context"
+	"fmt"
 	"net/url"
+	"path/filepath"
 
 	"github.com/authbench/authbench/pkg/lab"
 	"github.com/authbench/authbench/pkg/observe"
 	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/results"
 )
+
+// ObserveOptions say what a run samples besides authbench itself and the
+// plan's components.
+type ObserveOptions struct {
+	// LabDir names the lab to sample; a lab that is not up there is an
+	// error. Default "": the plan's Lab, else the default lab directory,
+	// each sampled only if it is up and the targets point at it.
+	LabDir string
+	// DefaultLabDir is the default lab directory. Default lab.DefaultDir().
+	DefaultLabDir string
+}
+
+// Observation is what a run samples, for Options (or Common).
+type Observation struct {
+	Monitor *observe.Monitor
+	// Lab is the observed lab's record for run.json (nil: none).
+	Lab *results.Lab
+	// Unobserved is a lab the plan names that could not be sampled.
+	Unobserved *results.UnobservedLab
+	// Reviews counts the observed lab's API server reviews from its audit
+	// log (nil: no lab observed).
+	Reviews observe.ReviewCounter
+}
+
+// Observe builds a run's sampling: authbench itself (always, so a
+// bottlenecked load generator is seen), the plan's local components, the
+// lab the run targets, and the plan's Prometheus components. The lab is
+// the one named by o.LabDir, else by the plan (a scenario printed for a
+// lab names it), else the default one.
+func Observe(ctx context.Context, p *plan.Plan, o ObserveOptions) (*Observation, error) {
+	dir, explicit := o.LabDir, o.LabDir != ""
+	if dir == "" {
+		dir = p.Lab
+	}
+	if dir == "" {
+		dir = o.DefaultLabDir
+		if dir == "" {
+			dir = lab.DefaultDir()
+		}
+	}
+	comps, rec, err := LabComponents(dir, p, explicit)
+	if err != nil {
+		return nil, err
+	}
+	obs := &Observation{Lab: rec}
+	if rec != nil {
+		obs.Reviews = labReviews(ctx, dir)
+	}
+	if rec == nil && !explicit && p.Lab != "" {
+		obs.Unobserved = &results.UnobservedLab{Dir: p.Lab, Reason: "the scenario names it, but it is not running or its targets are not the lab's"}
+	}
+	if obs.Monitor, err = NewMonitor(ctx, p, comps); err != nil {
+		return nil, err
+	}
+	return obs, nil
+}
 
 // LabComponents returns the components of the lab in dir for sampling, and
 // the lab's record for run.json. When explicit is false, a lab that is not
@@ -21,7 +80,7 @@ func LabComponents(dir string, p *plan.Plan, explicit bool) ([]observe.LocalComp
 		if !explicit {
 			return nil, nil, nil
 		}
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("observing the lab in %s: %w", dir, err)
 	}
 	if !explicit && !targetsLab(p, st) {
 		return nil, nil, nil
@@ -38,6 +97,31 @@ func LabComponents(dir string, p *plan.Plan, explicit bool) ([]observe.LocalComp
 		comps = append(comps, observe.LocalComponent{Name: c.Name, Role: c.Role, Cgroup: c.Cgroup, PID: c.PID})
 	}
 	return comps, st.Record(), nil
+}
+
+// NewMonitor builds the resource monitor for a plan: authbench itself,
+// the plan's local components, extra ones (a lab's), and the plan's
+// Prometheus components.
+func NewMonitor(ctx context.Context, p *plan.Plan, extra []observe.LocalComponent) (*observe.Monitor, error) {
+	local := append([]observe.LocalComponent{observe.Self()}, observe.FromPlan(p.Observe)...)
+	local = append(local, extra...)
+	ls, err := observe.NewLocal(local, observe.LocalOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("preparing local sampler: %w", err)
+	}
+	samplers := []observe.Sampler{ls}
+	if p.Prometheus != nil {
+		ps, err := observe.NewPrometheusFromPlan(ctx, p.Prometheus, p.Observe)
+		if err != nil {
+			return nil, fmt.Errorf("preparing prometheus sampler: %w", err)
+		}
+		samplers = append(samplers, ps)
+	}
+	interval := p.SampleInterval.D()
+	if interval <= 0 {
+		interval = observe.DefaultInterval
+	}
+	return observe.NewMonitor(samplers, interval), nil
 }
 
 // targetStacks names the lab stacks the plan's targets enter, so that a
@@ -80,4 +164,19 @@ func targetsLab(p *plan.Plan, st *lab.State) bool {
 		}
 	}
 	return false
+}
+
+// labReviews is the lab's review counter, read once here so that the
+// first recorded phase does not parse the audit log's history. A lab
+// without the log (a platform that keeps none) counts nothing.
+func labReviews(ctx context.Context, dir string) observe.ReviewCounter {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil
+	}
+	c := observe.NewAuditReviews(filepath.Join(abs, lab.AuditLog))
+	if _, err := c.Read(ctx); err != nil {
+		return nil
+	}
+	return c
 }

@@ -12,7 +12,7 @@ import (
 // showProgress redraws a progress line until the returned stop is called.
 // It reads the engine's atomic counters, so it costs the hot path nothing.
 func (e *execution) showProgress(name string, it int, p *load.Progress) (stop func()) {
-	w := e.o.Progress
+	w := e.progress
 	if w == nil {
 		return func() {}
 	}

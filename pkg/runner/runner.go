@@ -1,22 +1,21 @@
-// Package runner carries a plan through the engine and onto disk: it probes
-// each target, warms up, runs every iteration of every target, samples
-// components, diagnoses, and writes the run directory. It is the one place
-// that knows the order of the stages; each stage lives in its own package.
+// Package runner is the orchestrator: it carries a plan through its
+// iterations, its samplers and its files. Session holds what every
+// measured run shares (the run id, the environment fingerprint, the
+// redacted command line, the run directory, sampling, interruption); Run
+// drives one for `authbench run` and `demo`, pkg/ladder drives one for the
+// ladder. Where the load executes is the Executor seam: this process
+// (Local) today, pods in a cluster next.
 package runner
 
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
-	"os"
-	"time"
 
-	"github.com/authbench/authbench/pkg/load"
+	"github.com/authbench/authbench/pkg/analyze"
 	"github.com/authbench/authbench/pkg/observe"
 	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/results"
-	"github.com/authbench/authbench/pkg/store"
 )
 
 // Options configure one run.
@@ -36,8 +35,15 @@ type Options struct {
 	Progress io.Writer
 	// Monitor, when set, samples components during the run.
 	Monitor *observe.Monitor
+	// Reviews, when set, counts the API server's reviews per iteration.
+	Reviews observe.ReviewCounter
 	// Lab describes the lab the plan targets, if any.
 	Lab *results.Lab
+	// Unobserved, when set, says which lab the plan targets without being
+	// observed, and why (see Observe).
+	Unobserved *results.UnobservedLab
+	// Executor runs the load. Default NewLocal(): this process.
+	Executor Executor
 }
 
 // Outcome is what a run produced.
@@ -49,16 +55,15 @@ type Outcome struct {
 	Timeline *results.Timeline
 }
 
-// ErrInterrupted is returned (with a complete Outcome) when the context
-// was cancelled: what was measured has been written, marked partial.
+// ErrInterrupted is the one interruption signal of every orchestrated
+// run (run, ladder, demo). It is returned with a complete Outcome whose
+// Run.Partial is set: what was measured has been written.
 var ErrInterrupted = errors.New("run interrupted; partial results written")
 
 // Run executes the plan and writes the run directory. Setup failures are
-// returned as errors; per-request failures are data in the results.
+// returned as errors; per-request failures are data in the results. Once
+// measuring has begun the Outcome is always returned, also with an error.
 func Run(ctx context.Context, o Options) (*Outcome, error) {
-	if o.Log == nil {
-		o.Log = io.Discard
-	}
 	if o.Out == "" {
 		o.Out = "runs"
 	}
@@ -67,47 +72,33 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	targets, err := prepareTargets(ctx, p)
+	c := Common{Out: o.Out, CommandLine: o.CommandLine, Version: o.Version, Log: o.Log,
+		Monitor: o.Monitor, Reviews: o.Reviews, Lab: o.Lab, Executor: o.Executor}
+	s, err := NewSession(ctx, c, p.Name, p.Client, p.Targets)
 	if err != nil {
 		return nil, err
 	}
-	attacker, err := load.NewAttacker(p.Client)
-	if err != nil {
-		return nil, fmt.Errorf("preparing http client: %w", err)
-	}
-	start := time.Now()
-	dir, err := store.NewRunDir(o.Out, p.Name, start)
-	if err != nil {
+	defer s.Close()
+	s.Run.Plan = *p
+	s.Run.UnobservedLab = o.Unobserved
+	if err := s.CreateDir(); err != nil {
 		return nil, err
 	}
-	r := &execution{o: o, plan: p, attacker: attacker, targets: targets, dir: dir}
-	r.run = newRun(o, start)
-	r.tl = &results.Timeline{}
-	interrupted := r.execute(ctx)
-	out, err := r.finish(interrupted)
-	if err != nil {
-		return out, err
+	e := &execution{s: s, plan: p, progress: o.Progress}
+	interrupted := e.execute(ctx)
+	s.Finish(interrupted)
+	s.Run.SLO = analyze.EvaluateSLO(p, s.Run.Results)
+	s.Run.Capacity = analyze.PlanCapacity(s.Run, analyze.CapacityOptionsFrom(p))
+	if err := s.Write(); err != nil {
+		return s.Outcome(), err
 	}
-	if interrupted {
-		return out, ErrInterrupted
-	}
-	return out, nil
+	return s.Outcome(), Interrupted(s.Run)
 }
 
-func newRun(o Options, start time.Time) *results.Run {
-	return &results.Run{
-		SchemaVersion:    results.SchemaVersion,
-		AuthbenchVersion: o.Version,
-		Name:             o.Plan.Name,
-		ID:               newID(start),
-		Start:            start.UTC(),
-		CommandLine:      redactArgs(o.CommandLine),
-		Plan:             *o.Plan,
-		Environment:      environment(),
-		Lab:              o.Lab,
+// Interrupted returns ErrInterrupted for a partial run, else nil.
+func Interrupted(run *results.Run) error {
+	if run.Partial {
+		return ErrInterrupted
 	}
-}
-
-func newID(t time.Time) string {
-	return fmt.Sprintf("%s-%04x", t.UTC().Format(store.DirTimeFormat), uint16(os.Getpid()^t.Nanosecond()))
+	return nil
 }

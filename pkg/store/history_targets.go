@@ -3,7 +3,6 @@ package store
 import (
 	"database/sql"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 
@@ -118,28 +117,13 @@ func mergedHistogram(runDir string, rs []results.Result) (*hdrhistogram.Histogra
 	return merged, perMs
 }
 
-// readHlog merges the intervals of an HdrHistogram log; nil if unreadable.
+// readHlog is ReadHistogramLog, nil if unreadable.
 func readHlog(path string) *hdrhistogram.Histogram {
-	f, err := os.Open(path)
+	h, err := ReadHistogramLog(path)
 	if err != nil {
 		return nil
 	}
-	defer f.Close()
-	rd := hdrhistogram.NewHistogramLogReader(f)
-	var merged *hdrhistogram.Histogram
-	for {
-		h, err := rd.NextIntervalHistogram()
-		if err != nil {
-			return nil
-		}
-		if h == nil {
-			return merged
-		}
-		if merged == nil {
-			merged = hdrhistogram.New(h.LowestTrackableValue(), h.HighestTrackableValue(), int(h.SignificantFigures()))
-		}
-		merged.Merge(h)
-	}
+	return h
 }
 
 // hlogUnitsPerMs infers the log's unit from run.json's P50, since the

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/authbench/authbench/pkg/atomicfile"
 	"github.com/authbench/authbench/pkg/results"
 )
 
@@ -53,31 +54,9 @@ func NewRunDir(out, name string, t time.Time) (string, error) {
 	}
 }
 
-// WriteFile writes data to path atomically.
+// WriteFile writes data to path atomically (atomicfile.Write).
 func WriteFile(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name()) // no-op after a successful rename
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("syncing %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
+	return atomicfile.Write(path, data, 0o644)
 }
 
 // WriteJSON marshals v with indentation and writes it atomically. HTML

@@ -85,6 +85,10 @@ func TestComplete(t *testing.T) {
 			nil, "no such component in the kube lab"},
 		{"unknown", lab.Config{Limits: []lab.Limit{{Component: "envoy", MilliCPU: 50}}}, nil, "no such component"},
 		{"none at up", lab.Config{Limits: []lab.Limit{{Component: "nginx"}}}, nil, "give a cpu or a memory limit"},
+		{"all is the kube lab's stacks", lab.Config{Stacks: []string{"all"}}, nil, ""},
+		{"a process-lab-only stack by name", lab.Config{Stacks: []string{"2x,3x-oauth"}}, nil, "not available on the kube lab"},
+		{"unknown stack", lab.Config{Stacks: []string{"4x"}}, nil, "unknown stack"},
+		{"token pool", lab.Config{TokenPool: 10}, nil, "--token-pool"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := tc.cfg
@@ -101,7 +105,7 @@ func TestComplete(t *testing.T) {
 			if c.ReadyTimeout != lab.DefaultReadyTimeout || c.AccessTokenLifespan != lab.DefaultAccessTokenLifespan {
 				t.Errorf("defaults not filled: %+v", c)
 			}
-			if len(tc.cfg.Stacks) == 0 && !reflect.DeepEqual(c.Stacks, lab.Stacks()) {
+			if (len(tc.cfg.Stacks) == 0 || tc.cfg.Stacks[0] == "all") && !reflect.DeepEqual(c.Stacks, Stacks()) {
 				t.Errorf("stacks %v, want all", c.Stacks)
 			}
 			if !reflect.DeepEqual(c.Limits, tc.limits) {

@@ -112,14 +112,14 @@ func (r *upRun) prepare() error {
 
 // complete fills the config's defaults as the processes platform does.
 func complete(c *lab.Config) error {
-	if len(c.Stacks) == 0 {
-		c.Stacks = []string{lab.StackAll}
-	}
-	stacks, err := lab.ParseStacks(c.Stacks)
+	stacks, err := kubeStacks(c.Stacks)
 	if err != nil {
 		return err
 	}
 	c.Stacks = stacks
+	if c.TokenPool > 0 {
+		return fmt.Errorf("--token-pool: not available on the kube lab yet; use --platform %s", lab.PlatformProcesses)
+	}
 	var limits []lab.Limit
 	for _, l := range c.Limits {
 		if l.MilliCPU == 0 && l.MemoryBytes == 0 {
@@ -142,6 +142,40 @@ func complete(c *lab.Config) error {
 		c.ReadyTimeout = lab.DefaultReadyTimeout
 	}
 	return nil
+}
+
+// Stacks are the stacks the kube lab runs: "all" means these.
+func Stacks() []string { return []string{lab.Stack2x, lab.Stack3x} }
+
+// kubeStacks parses --stack values as lab.ParseStacks does, with "all" (the
+// default) meaning the stacks of Stacks(); another stack of the process lab
+// is refused by name.
+func kubeStacks(values []string) ([]string, error) {
+	if len(values) == 0 {
+		values = []string{lab.StackAll}
+	}
+	var named []string
+	for _, v := range values {
+		for _, part := range strings.Split(v, ",") {
+			part = strings.TrimSpace(strings.ToLower(part))
+			if part == lab.StackAll {
+				named = append(named, Stacks()...)
+				continue
+			}
+			named = append(named, part)
+		}
+	}
+	stacks, err := lab.ParseStacks(named)
+	if err != nil {
+		return nil, err
+	}
+	for _, st := range stacks {
+		if len(stackComponents[st]) == 0 {
+			return nil, fmt.Errorf("stack %s: not available on the kube lab yet (it runs %s); use --platform %s",
+				st, strings.Join(Stacks(), " and "), lab.PlatformProcesses)
+		}
+	}
+	return stacks, nil
 }
 
 // byProgram resolves a limit's name to components: the component of that

@@ -1,4 +1,4 @@
-package auth
+package redact
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-func TestRedactArgs(t *testing.T) {
+func TestArgs(t *testing.T) {
 	tests := []struct {
 		name string
 		in   []string
@@ -43,9 +43,9 @@ func TestRedactArgs(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			in := slices.Clone(tt.in)
-			got := RedactArgs(in)
+			got := Args(in)
 			if !slices.Equal(got, tt.want) {
-				t.Errorf("RedactArgs(%q)\n got %q\nwant %q", tt.in, got, tt.want)
+				t.Errorf("Args(%q)\n got %q\nwant %q", tt.in, got, tt.want)
 			}
 			if !slices.Equal(in, tt.in) {
 				t.Errorf("RedactArgs modified its argument: %q", in)
@@ -54,7 +54,7 @@ func TestRedactArgs(t *testing.T) {
 	}
 }
 
-func TestRedactString(t *testing.T) {
+func TestText(t *testing.T) {
 	jwt := "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2lnbmF0dXJl"
 	tests := []struct {
 		name, in string
@@ -71,8 +71,8 @@ func TestRedactString(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := RedactString(tt.in, tt.secrets...); got != tt.want {
-				t.Errorf("RedactString() = %q, want %q", got, tt.want)
+			if got := Text(tt.in, tt.secrets...); got != tt.want {
+				t.Errorf("Text() = %q, want %q", got, tt.want)
 			}
 		})
 	}
@@ -100,7 +100,7 @@ func TestScrubberError(t *testing.T) {
 	}
 }
 
-func TestRedactHeader(t *testing.T) {
+func TestHeader(t *testing.T) {
 	tests := []struct{ name, value, want string }{
 		{"Authorization", "Bearer abc", "Bearer <redacted, 3 chars>"},
 		{"cookie", "a=b", "<redacted, 3 chars>"},
@@ -109,9 +109,46 @@ func TestRedactHeader(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := RedactHeader(tt.name, tt.value); got != tt.want {
-				t.Errorf("RedactHeader(%q, %q) = %q, want %q", tt.name, tt.value, got, tt.want)
+			if got := Header(tt.name, tt.value); got != tt.want {
+				t.Errorf("Header(%q, %q) = %q, want %q", tt.name, tt.value, got, tt.want)
 			}
 		})
+	}
+}
+
+// TestOneRedaction holds the cases the report's own redaction used to
+// cover, now written in the one spelling.
+func TestOneRedaction(t *testing.T) {
+	tests := []struct{ name, got, want string }{
+		{"query token", URL("https://h/p?a=1&access_token=abc123456&b=2"), "https://h/p?a=1&access_token=REDACTED&b=2"},
+		{"password", URL("https://u:hunter22@h/p"), "https://u:REDACTED@h/p"},
+		{"api key param", URL("https://h/p?api_key=k&sig=s&x=1"), "https://h/p?api_key=REDACTED&sig=REDACTED&x=1"},
+		{"already redacted url", URL("https://u:REDACTED@h/p?token=REDACTED"), "https://u:REDACTED@h/p?token=REDACTED"},
+		{"relative url kept", URL("/p?token=x"), "/p?token=x"},
+		{"api key header", Header("X-Api-Key", "abcdef123456"), "<redacted, 12 chars>"},
+		{"proxy authorization", Header("Proxy-Authorization", "Basic dXNlcg=="), "Basic <redacted, 8 chars>"},
+		{"set-cookie", Header("Set-Cookie", "s=1"), "<redacted, 3 chars>"},
+		{"jwt in error text", Text("got eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJhIn0.c2lnbmF0dXJl here"), "got <redacted, 49 chars> here"},
+		{"url password in text", Text(`Get "http://alice:s3cret@127.0.0.1:1/x": refused`), `Get "http://alice:REDACTED@127.0.0.1:1/x": refused`},
+		{"url without password in text", Text(`Get "http://127.0.0.1:1/x": refused`), `Get "http://127.0.0.1:1/x": refused`},
+		{"scheme kept", Value("Bearer abc"), "Bearer <redacted, 3 chars>"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.got != tt.want {
+				t.Errorf("got %q, want %q", tt.got, tt.want)
+			}
+		})
+	}
+}
+
+// TestArgsIdempotent: a command line recorded redacted and redacted again
+// by a report must not change (nor nest placeholders).
+func TestArgsIdempotent(t *testing.T) {
+	in := []string{"authbench", "run", "--token", "abc123", "-H", "Authorization: Bearer xyz", "-a", "u:pw",
+		"--client-secret=cs", "https://u:p@127.0.0.1/?token=t"}
+	once := Args(in)
+	if twice := Args(once); !slices.Equal(once, twice) {
+		t.Errorf("Args is not idempotent:\n once %q\ntwice %q", once, twice)
 	}
 }

@@ -1,4 +1,4 @@
-package auth
+package redact
 
 import (
 	"errors"
@@ -28,17 +28,18 @@ func (s *Scrubber) Add(secrets ...string) {
 	slices.SortStableFunc(s.secrets, func(a, b string) int { return len(b) - len(a) })
 }
 
-// Scrub returns text with every registered secret, and anything shaped like
-// a JWT or a bearer credential, replaced by a placeholder.
+// Scrub returns text with every registered secret, and anything shaped
+// like a JWT, a bearer credential or a URL password, replaced by a
+// placeholder.
 func (s *Scrubber) Scrub(text string) string {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	for _, v := range s.secrets {
 		if strings.Contains(text, v) {
-			text = strings.ReplaceAll(text, v, Redact(v))
+			text = strings.ReplaceAll(text, v, Value(v))
 		}
 	}
-	return scrubPatterns(text)
+	return patterns(text)
 }
 
 // Error returns err with its message scrubbed. The result still matches
@@ -51,16 +52,16 @@ func (s *Scrubber) Error(err error) error {
 	return &scrubbedError{msg: s.Scrub(err.Error()), err: err}
 }
 
-// RedactString replaces each of secrets in s, and anything shaped like a JWT
-// or a bearer credential, with a placeholder.
-func RedactString(s string, secrets ...string) string {
+// Text replaces each of secrets in s, and anything shaped like a JWT, a
+// bearer credential or a URL password, with a placeholder.
+func Text(s string, secrets ...string) string {
 	var sc Scrubber
 	sc.Add(secrets...)
 	return sc.Scrub(s)
 }
 
-// scrubbed is Scrubber.Error for a one-off list of secrets.
-func scrubbed(err error, secrets ...string) error {
+// Error is Scrubber.Error for a one-off list of secrets.
+func Error(err error, secrets ...string) error {
 	var sc Scrubber
 	sc.Add(secrets...)
 	return sc.Error(err)
@@ -75,17 +76,25 @@ func (e *scrubbedError) Error() string        { return e.msg }
 func (e *scrubbedError) Is(target error) bool { return errors.Is(e.err, target) }
 
 var (
-	jwtPattern    = regexp.MustCompile(`eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*`)
+	// JWTPattern matches anything shaped like a JWT, the usual bearer token.
+	JWTPattern    = regexp.MustCompile(`eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*`)
 	bearerPattern = regexp.MustCompile(`(?i)\b(bearer)\s+([A-Za-z0-9._~+/=-]{8,})`)
+	// userinfoPattern matches the password of scheme://user:password@,
+	// which url.Parse would refuse to find inside free text.
+	userinfoPattern = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://[^/\s:@]*:)([^/\s@]+)@`)
 )
 
-func scrubPatterns(text string) string {
-	text = jwtPattern.ReplaceAllStringFunc(text, Redact)
+func patterns(text string) string {
+	text = JWTPattern.ReplaceAllStringFunc(text, Value)
+	text = userinfoPattern.ReplaceAllStringFunc(text, func(m string) string {
+		sub := userinfoPattern.FindStringSubmatch(m)
+		return sub[1] + Placeholder + "@"
+	})
 	return bearerPattern.ReplaceAllStringFunc(text, func(m string) string {
 		sub := bearerPattern.FindStringSubmatch(m)
 		if strings.HasPrefix(sub[2], "<redacted") {
 			return m
 		}
-		return Redact(sub[1] + " " + sub[2])
+		return Value(sub[1] + " " + sub[2])
 	})
 }

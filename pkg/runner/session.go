@@ -1,0 +1,241 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/authbench/authbench/pkg/analyze"
+	"github.com/authbench/authbench/pkg/atomicfile"
+	"github.com/authbench/authbench/pkg/load"
+	"github.com/authbench/authbench/pkg/observe"
+	"github.com/authbench/authbench/pkg/plan"
+	"github.com/authbench/authbench/pkg/redact"
+	"github.com/authbench/authbench/pkg/results"
+	"github.com/authbench/authbench/pkg/store"
+)
+
+// Common configures what every measured run shares, whoever drives it
+// (run, ladder, demo, capacity).
+type Common struct {
+	// Out is the runs directory. Default "": no files are written.
+	Out string
+	// CommandLine is recorded in run.json after redaction (redact.Args).
+	CommandLine []string
+	// Version is authbench's version, recorded in run.json.
+	Version string
+	// Log receives human messages (stderr in the CLI). Default io.Discard.
+	Log io.Writer
+	// Monitor, when set, samples components during every phase.
+	Monitor *observe.Monitor
+	// Reviews, when set, counts the Kubernetes API server's TokenReviews
+	// and SubjectAccessReviews around every recorded phase
+	// (results.Result.APIServer).
+	Reviews observe.ReviewCounter
+	// Lab describes the lab being observed, if any.
+	Lab *results.Lab
+	// Executor runs the load. Default NewLocal(): this process.
+	Executor Executor
+}
+
+// Session is one measured run in progress: its record, timeline,
+// directory, sampler and executor. Run and the ladder drive one each.
+type Session struct {
+	// Run is the record written as run.json.
+	Run *results.Run
+	// Timeline is what timeline.json holds.
+	Timeline *results.Timeline
+	// Dir is the run directory ("" until CreateDir, or without Out).
+	Dir string
+	c   Common
+}
+
+// NewSession starts the record of a run named name (ID, environment,
+// redacted command line) and prepares the executor for targets.
+func NewSession(ctx context.Context, c Common, name string, client plan.Client, targets []plan.Target) (*Session, error) {
+	if c.Log == nil {
+		c.Log = io.Discard
+	}
+	if c.Executor == nil {
+		c.Executor = NewLocal()
+	}
+	if err := c.Executor.Prepare(ctx, client, targets); err != nil {
+		c.Executor.Close()
+		return nil, err
+	}
+	start := time.Now()
+	run := &results.Run{
+		SchemaVersion: results.SchemaVersion, AuthbenchVersion: c.Version, Name: name,
+		ID: NewID(start), Start: start.UTC(), CommandLine: redact.Args(c.CommandLine),
+		Environment: Environment(), Lab: c.Lab,
+	}
+	return &Session{Run: run, Timeline: &results.Timeline{}, c: c}, nil
+}
+
+// NewID is the one run-id format: the start time and a short
+// disambiguator.
+func NewID(t time.Time) string {
+	return fmt.Sprintf("%s-%04x", t.UTC().Format(store.DirTimeFormat), uint16(os.Getpid()^t.Nanosecond()))
+}
+
+// Environment is the one fingerprint of the load generator's host.
+func Environment() results.Environment {
+	host, _ := os.Hostname()
+	return results.Environment{Host: host, OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(), GoVersion: runtime.Version()}
+}
+
+// Executor is the session's executor.
+func (s *Session) Executor() Executor { return s.c.Executor }
+
+// Log is where the session's messages go.
+func (s *Session) Log() io.Writer { return s.c.Log }
+
+// Close releases the executor.
+func (s *Session) Close() error { return s.c.Executor.Close() }
+
+// CreateDir creates the run directory under Out (nothing without Out).
+func (s *Session) CreateDir() error {
+	if s.c.Out == "" {
+		return nil
+	}
+	dir, err := store.NewRunDir(s.c.Out, s.Run.Name, s.Run.Start)
+	if err != nil {
+		return err
+	}
+	s.Dir = dir
+	return nil
+}
+
+// Probe fingerprints target i and records it in the environment.
+func (s *Session) Probe(ctx context.Context, i int) results.TargetFingerprint {
+	fp := s.c.Executor.Probe(ctx, i)
+	fp.URL = redact.URL(fp.URL)
+	s.Run.Environment.Targets = append(s.Run.Environment.Targets, fp)
+	return fp
+}
+
+// Sample starts the monitor; stop ends it. A monitor that cannot start
+// is a warning: the run goes on without resource figures.
+func (s *Session) Sample(ctx context.Context) (stop func()) {
+	if s.c.Monitor == nil {
+		return func() {}
+	}
+	if err := s.c.Monitor.Start(ctx); err != nil {
+		fmt.Fprintf(s.c.Log, "warning: resource sampling disabled: %v\n", err)
+		s.c.Monitor = nil
+		return func() {}
+	}
+	return s.c.Monitor.Stop
+}
+
+// Unrecorded runs a phase that is not part of the results (a warm-up, a
+// capacity probe); true means interrupted.
+func (s *Session) Unrecorded(ctx context.Context, target int, spec load.Spec) (*Measured, bool) {
+	m, err := s.c.Executor.Execute(ctx, Phase{Target: target, Spec: spec})
+	if err != nil {
+		fmt.Fprintf(s.c.Log, "warning: %v\n", err)
+		return nil, ctx.Err() != nil
+	}
+	return m, m.Partial || ctx.Err() != nil
+}
+
+// Measure runs one recorded phase of target i (named name in the
+// results) as iteration it: its histogram log is written into the run
+// directory, its components sampled, its result and timeline recorded.
+// True means interrupted; what was measured is kept either way.
+func (s *Session) Measure(ctx context.Context, i int, name string, it int, spec load.Spec, progress *load.Progress) (*Measured, bool) {
+	ph := Phase{Target: i, Spec: spec, Progress: progress}
+	hlogName := store.HistogramFileName(name, it)
+	var hlog *atomicfile.File
+	if s.Dir != "" {
+		f, err := atomicfile.Create(filepath.Join(s.Dir, hlogName), 0o644)
+		if err != nil {
+			fmt.Fprintf(s.c.Log, "warning: creating histogram log: %v\n", err)
+		} else {
+			hlog, ph.HistogramLog = f, f
+		}
+	}
+	before := s.readReviews(ctx)
+	m, err := s.c.Executor.Execute(ctx, ph)
+	if err != nil {
+		if hlog != nil {
+			hlog.Abort()
+		}
+		fmt.Fprintf(s.c.Log, "warning: %s iteration %d: %v\n", name, it, err)
+		return nil, ctx.Err() != nil
+	}
+	res := m.Result
+	res.Target, res.Iteration = name, it
+	if hlog != nil {
+		s.commitLog(hlog, m, &res, hlogName)
+	}
+	if s.c.Monitor != nil {
+		res.Components = s.c.Monitor.Usage(res.Start, res.End, res.Requests)
+	}
+	if s.c.Reviews != nil {
+		res.APIServer = observe.ReviewWindow(s.c.Reviews.Source(), before, s.readReviews(ctx), res.Requests)
+	}
+	s.Run.Results = append(s.Run.Results, res)
+	s.Timeline.Series = append(s.Timeline.Series, results.Series{Target: name, Iteration: it, Points: m.Series})
+	return m, m.Partial || ctx.Err() != nil
+}
+
+// commitLog moves a complete histogram log into place and names it in
+// the result; a log the engine could not write is dropped.
+func (s *Session) commitLog(f *atomicfile.File, m *Measured, res *results.Result, name string) {
+	if m.LogErr != nil {
+		f.Abort()
+		fmt.Fprintf(s.c.Log, "warning: writing histogram log: %v\n", m.LogErr)
+		return
+	}
+	if err := f.Commit(); err != nil {
+		fmt.Fprintf(s.c.Log, "warning: %v\n", err)
+		return
+	}
+	res.HistogramFile = name
+}
+
+// Finish closes the record: end time, the interruption (Run.Partial) and
+// the findings. Callers add what only they know, then Write.
+func (s *Session) Finish(interrupted bool) {
+	s.Run.End = time.Now().UTC()
+	s.Run.Partial = interrupted
+	s.Run.Findings = analyze.Diagnose(s.Run, s.Timeline)
+	if s.c.Monitor != nil {
+		for _, w := range s.c.Monitor.Warnings() {
+			fmt.Fprintln(s.c.Log, "warning:", w)
+		}
+	}
+}
+
+// Write writes the run directory (nothing without one).
+func (s *Session) Write() error {
+	if s.Dir == "" {
+		return nil
+	}
+	return WriteRun(s.Dir, s.c.Out, s.Run, s.Timeline, s.c.Log)
+}
+
+// Outcome is what the session produced.
+func (s *Session) Outcome() *Outcome {
+	return &Outcome{Dir: s.Dir, Run: s.Run, Timeline: s.Timeline}
+}
+
+// readReviews reads the review counter; a counter that fails is a
+// warning, and the run goes on without review counts (a zero tally makes
+// ReviewWindow return nil).
+func (s *Session) readReviews(ctx context.Context) observe.ReviewTally {
+	if s.c.Reviews == nil {
+		return observe.ReviewTally{}
+	}
+	t, err := s.c.Reviews.Read(ctx)
+	if err != nil {
+		fmt.Fprintf(s.c.Log, "warning: API server reviews not counted: %v\n", err)
+		s.c.Reviews = nil
+	}
+	return t
+}
