@@ -63,6 +63,11 @@ func TestKubeLab(t *testing.T) {
 		t.Errorf("after lab limit oauth2-proxy=none: cfs quota/period %s, want -1/100000", q)
 	}
 	free := run(t, scen, "unlimited")
+	// The apiserver's audit log counts the proxies' reviews, as on the
+	// processes platform (kube-rbac-proxy's caches keep them few).
+	if res := free.Results; len(res) == 0 || res[0].APIServer == nil || res[0].APIServer.TokenReviews+res[0].APIServer.SubjectAccessReviews == 0 {
+		t.Errorf("no API server reviews counted from the kube lab's audit log: %+v", res)
+	}
 	rl, rf := throughput(limited), throughput(free)
 	t.Logf("3x closed loop: %.0f req/s with oauth2-proxy at 50m, %.0f req/s without", rl, rf)
 	if rf < 3*rl {

@@ -40,7 +40,9 @@ type upRun struct {
 	sec   lab.Secrets
 	ports map[string]int
 	refs  map[string]string // image name -> reference
-	state *lab.State
+	// auditPolicy is the apiserver's audit policy file.
+	auditPolicy string
+	state       *lab.State
 }
 
 // Up starts the cluster, Keycloak in its namespace, the stacks and the
@@ -90,8 +92,12 @@ func (r *upRun) prepare() error {
 		return fmt.Errorf("%w in %s (processes platform, supervisor pid %d): `authbench lab down --lab-dir %s` stops it",
 			lab.ErrAlreadyRunning, r.dir, lock.Holder(r.dir), r.dir)
 	}
-	if err := complete(&r.cfg); err != nil {
+	skipped, err := complete(&r.cfg)
+	if err != nil {
 		return err
+	}
+	if len(skipped) > 0 {
+		r.logf("stack %s: not available on the kube lab yet; starting %s", strings.Join(skipped, ", "), strings.Join(r.cfg.Stacks, ", "))
 	}
 	if err := writeJSON(filepath.Join(r.dir, lab.RequestFile), r.cfg); err != nil {
 		return err
@@ -100,34 +106,37 @@ func (r *upRun) prepare() error {
 	if err := cluster.DownDir(context.Background(), ClusterDir(r.dir)); err != nil {
 		return fmt.Errorf("cleaning up after the previous kube lab: %w", err)
 	}
-	var err error
 	if r.certs, err = lab.EnsureCerts(r.dir); err != nil {
 		return err
 	}
 	if r.sec, err = lab.EnsureSecrets(r.dir); err != nil {
 		return err
 	}
+	if r.auditPolicy, err = lab.WriteAuditPolicy(r.dir); err != nil {
+		return err
+	}
 	return r.allocatePorts()
 }
 
-// complete fills the config's defaults as the processes platform does.
-func complete(c *lab.Config) error {
-	stacks, err := kubeStacks(c.Stacks)
+// complete fills the config's defaults as the processes platform does,
+// and returns the stacks asked for that the kube lab does not run.
+func complete(c *lab.Config) (skipped []string, err error) {
+	stacks, skipped, err := kubeStacks(c.Stacks)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	c.Stacks = stacks
 	if c.TokenPool > 0 {
-		return fmt.Errorf("--token-pool: not available on the kube lab yet; use --platform %s", lab.PlatformProcesses)
+		return nil, fmt.Errorf("--token-pool: not available on the kube lab yet; use --platform %s", lab.PlatformProcesses)
 	}
 	var limits []lab.Limit
 	for _, l := range c.Limits {
 		if l.MilliCPU == 0 && l.MemoryBytes == 0 {
-			return fmt.Errorf("limit %s=%s: give a cpu or a memory limit", l.Component, lab.NoLimit)
+			return nil, fmt.Errorf("limit %s=%s: give a cpu or a memory limit", l.Component, lab.NoLimit)
 		}
 		names := byProgram(c.Stacks, l.Component)
 		if len(names) == 0 {
-			return fmt.Errorf("--limit %s: no such component in the kube lab; components: %s",
+			return nil, fmt.Errorf("--limit %s: no such component in the kube lab; components: %s",
 				l.Component, strings.Join(limitable(c.Stacks), ", "))
 		}
 		for _, n := range names {
@@ -141,41 +150,35 @@ func complete(c *lab.Config) error {
 	if c.ReadyTimeout == 0 {
 		c.ReadyTimeout = lab.DefaultReadyTimeout
 	}
-	return nil
+	return skipped, nil
 }
 
 // Stacks are the stacks the kube lab runs: "all" means these.
 func Stacks() []string { return []string{lab.Stack2x, lab.Stack3x} }
 
-// kubeStacks parses --stack values as lab.ParseStacks does, with "all" (the
-// default) meaning the stacks of Stacks(); another stack of the process lab
-// is refused by name.
-func kubeStacks(values []string) ([]string, error) {
+// kubeStacks parses --stack values as lab.ParseStacks does, keeping the
+// stacks the kube lab runs (Stacks()) and returning the others apart: the
+// CLI's default, and "all", name every stack of the process lab.
+func kubeStacks(values []string) (stacks, skipped []string, err error) {
 	if len(values) == 0 {
 		values = []string{lab.StackAll}
 	}
-	var named []string
-	for _, v := range values {
-		for _, part := range strings.Split(v, ",") {
-			part = strings.TrimSpace(strings.ToLower(part))
-			if part == lab.StackAll {
-				named = append(named, Stacks()...)
-				continue
-			}
-			named = append(named, part)
-		}
-	}
-	stacks, err := lab.ParseStacks(named)
+	all, err := lab.ParseStacks(values)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	for _, st := range stacks {
-		if len(stackComponents[st]) == 0 {
-			return nil, fmt.Errorf("stack %s: not available on the kube lab yet (it runs %s); use --platform %s",
-				st, strings.Join(Stacks(), " and "), lab.PlatformProcesses)
+	for _, st := range all {
+		if len(stackComponents[st]) > 0 {
+			stacks = append(stacks, st)
+		} else {
+			skipped = append(skipped, st)
 		}
 	}
-	return stacks, nil
+	if len(stacks) == 0 {
+		return nil, nil, fmt.Errorf("stack %s: not available on the kube lab yet (it runs %s); use --platform %s",
+			strings.Join(skipped, ", "), strings.Join(Stacks(), " and "), lab.PlatformProcesses)
+	}
+	return stacks, skipped, nil
 }
 
 // byProgram resolves a limit's name to components: the component of that
@@ -286,8 +289,11 @@ func (r *upRun) start(ctx context.Context) error {
 
 // apiserverArgs: static tokens playing OpenShift OAuth tokens (2x), and
 // Keycloak as the OIDC issuer (3x), as on the processes platform.
+// Its audit log of the proxies' reviews is where runs count them.
 func (r *upRun) apiserverArgs(kc keycloak.Config) []string {
-	args := []string{"--token-auth-file=" + r.sec.TokenAuthFile}
+	args := []string{"--token-auth-file=" + r.sec.TokenAuthFile,
+		"--audit-policy-file=" + r.auditPolicy, "--audit-log-path=" + filepath.Join(r.dir, lab.AuditLog),
+		"--audit-log-maxsize=100", "--audit-log-maxbackup=1"}
 	if kc.HTTPSPort > 0 {
 		args = append(args, "--oidc-issuer-url="+keycloak.IssuerURL(kc), "--oidc-client-id="+lab.OIDCClientID,
 			"--oidc-username-claim=preferred_username", "--oidc-username-prefix=-", "--oidc-ca-file="+r.certs.CA)
