@@ -63,16 +63,13 @@ func TestKubeLab(t *testing.T) {
 		t.Errorf("after lab limit oauth2-proxy=none: cfs quota/period %s, want -1/100000", q)
 	}
 	free := run(t, scen, "unlimited")
-	// The apiserver's audit log counts the proxies' reviews, as on the
-	// processes platform (kube-rbac-proxy's caches keep them few).
-	var reviews int64
+	// The apiserver's audit log counts the proxies' reviews per iteration,
+	// as on the processes platform (their caches keep them near zero here:
+	// one token per run, reviewed by its first request).
 	for _, r := range append(limited.Results, free.Results...) {
-		if r.APIServer != nil {
-			reviews += r.APIServer.TokenReviews + r.APIServer.SubjectAccessReviews
+		if r.APIServer == nil || r.APIServer.Source != "audit" {
+			t.Errorf("%s: API server reviews not counted from the kube lab's audit log: %+v", r.Target, r.APIServer)
 		}
-	}
-	if reviews == 0 {
-		t.Errorf("no API server reviews counted from the kube lab's audit log")
 	}
 	rl, rf := throughput(limited), throughput(free)
 	t.Logf("3x closed loop: %.0f req/s with oauth2-proxy at 50m, %.0f req/s without", rl, rf)
