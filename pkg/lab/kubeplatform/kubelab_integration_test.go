@@ -73,7 +73,9 @@ func TestKubeLab(t *testing.T) {
 	}
 	rl, rf := throughput(limited), throughput(free)
 	t.Logf("3x closed loop: %.0f req/s with oauth2-proxy at 50m, %.0f req/s without", rl, rf)
-	if rf < 3*rl {
+	// 50m caps oauth2-proxy near 115 req/s; unlimited it gave 394-968
+	// req/s on 2 cores shared with other builds.
+	if rf < 2.5*rl {
 		t.Errorf("throughput without the limit %.0f req/s, want far above the limited %.0f req/s", rf, rl)
 	}
 	t.Run("ladder", func(t *testing.T) {
