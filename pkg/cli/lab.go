@@ -24,7 +24,7 @@ func newLabCmd() *cobra.Command {
 sharing etcd, a kube-apiserver (TokenReview, SubjectAccessReview) and Keycloak.`,
 	}
 	cmd.AddCommand(newLabUpCmd(), newLabStatusCmd(), newLabDownCmd(), newLabScenarioCmd(), newLabLimitCmd(),
-		newLabServeCmd(), newLabInstallCmd())
+		newLabServeCmd(), newLabInstallCmd(), newLabKubeconfigCmd())
 	return cmd
 }
 

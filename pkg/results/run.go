@@ -331,6 +331,9 @@ type LabComponent struct {
 	Version string `json:"version,omitempty"`
 	URL     string `json:"url,omitempty"`
 	Limit   string `json:"limit,omitempty"`
+	// Workload is where a Kubernetes lab runs the component, e.g.
+	// "Deployment authbench/oauth2-proxy, container oauth2-proxy".
+	Workload string `json:"workload,omitempty"`
 }
 
 // Lag summarises how late requests were sent against their schedule, in
