@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/authbench/authbench/pkg/auth"
+	"github.com/authbench/authbench/pkg/plan"
 )
 
 // DefaultIndex is Config.Index's default.
@@ -83,8 +84,8 @@ func (c Config) Validate() error {
 	if u.User != nil {
 		return errors.New("opensearch url: put no credentials in the URL; use --opensearch-user with a password file or " + EnvPassword)
 	}
-	if strings.ContainsAny(c.index(), `\/*?"<>| ,#:`) || c.index() != strings.ToLower(c.index()) {
-		return fmt.Errorf("opensearch index %q: lowercase, without \\ / * ? \" < > | , # : or spaces", c.index())
+	if err := CheckIndex(c.index()); err != nil {
+		return fmt.Errorf("opensearch index %w", err)
 	}
 	if c.User != "" && c.Token != nil {
 		return errors.New("opensearch: give a user or a token, not both")
@@ -118,4 +119,22 @@ func redactedURL(raw string) string {
 		return "(unparsable URL)"
 	}
 	return u.Redacted()
+}
+
+// FromPlan is the config of a plan's publish block (nil: none), to be
+// completed from the environment by WithEnv.
+func FromPlan(p *plan.Publish) Config {
+	if p == nil {
+		return Config{}
+	}
+	return Config{URL: p.URL, Index: p.Index, User: p.User, PasswordFile: p.PasswordFile,
+		Token: p.Token, CACert: p.CACert, Timeout: p.Timeout.D()}
+}
+
+// CheckIndex says why name cannot be an index name, or nil.
+func CheckIndex(name string) error {
+	if strings.ContainsAny(name, `\/*?"<>| ,#:`) || name != strings.ToLower(name) {
+		return fmt.Errorf("%q: lowercase, without \\ / * ? \" < > | , # : or spaces", name)
+	}
+	return nil
 }
