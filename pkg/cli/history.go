@@ -5,7 +5,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/authbench/authbench/pkg/publish"
 	"github.com/authbench/authbench/pkg/report"
 	"github.com/authbench/authbench/pkg/store"
 )
@@ -46,7 +45,7 @@ points regressions finds marked.`,
 			if o.format.value == formatHTML {
 				return writeHistoryHTML(s.out, pts)
 			}
-			return report.HistoryText(s.out, publish.Rows(pts))
+			return report.HistoryPointsText(s.out, pts)
 		},
 	}
 	f := cmd.Flags()

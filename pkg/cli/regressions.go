@@ -143,5 +143,5 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 // points loadHistoryPoints returns (local or OpenSearch).
 func writeHistoryHTML(w io.Writer, pts []analyze.HistoryPoint) error {
 	rep := analyze.DetectRegressions(pts, analyze.RegressionQuery{})
-	return report.HistoryHTML(w, publish.Rows(pts), rep)
+	return report.HistoryHTML(w, report.HistoryRows(pts), rep)
 }
