@@ -18,6 +18,7 @@ func TestPublishBadInput(t *testing.T) {
 	}{
 		{"no server", []string{runs}, "no server"},
 		{"credentials in the URL", []string{runs, "--opensearch", "http://u:hunter2@127.0.0.1:9"}, "no credentials in the URL"},
+		{"token in the URL's query", []string{runs, "--opensearch", "http://127.0.0.1:9/?access_token=hunter2"}, "want no query"},
 		{"two token sources", []string{runs, "--opensearch", "http://127.0.0.1:9", "--opensearch-token-env", "A", "--opensearch-token-file", "/f"}, "give one of"},
 		{"no run", []string{}, "requires at least 1 arg"},
 		{"server down", []string{runs, "--opensearch", "http://127.0.0.1:1"}, "connection refused"},

@@ -31,6 +31,7 @@ func TestPublishAtEndOfRun(t *testing.T) {
 		withhold string
 	}{
 		{"block names a server that is down", &plan.Publish{URL: "http://127.0.0.1:1", Index: "runs"}, "", 0, nil, "warning: publishing the run", ""},
+		{"a token in the URL is refused, never quoted", &plan.Publish{URL: "http://127.0.0.1:1/?access_token=s3cret-tok"}, "", 0, nil, "want no query", "s3cret-tok"},
 		{"environment names a server that is down", nil, "http://127.0.0.1:1", 0, nil, "warning: publishing the run", ""},
 		{"interrupted run", nil, "http://127.0.0.1:1", 2, ErrInterrupted, "not published: the run was interrupted", "warning"},
 		{"no server", nil, "", 0, nil, "", "publish"},
@@ -51,6 +52,9 @@ func TestPublishAtEndOfRun(t *testing.T) {
 			}
 			if _, err := os.Stat(filepath.Join(out.Dir, results.RunFile)); err != nil {
 				t.Errorf("run not saved: %v", err)
+			}
+			if b, _ := os.ReadFile(filepath.Join(out.Dir, results.RunFile)); strings.Contains(string(b), "s3cret-tok") {
+				t.Error("run.json records the publish URL's token")
 			}
 			if !strings.Contains(log.String(), tt.wantLog) || (tt.withhold != "" && strings.Contains(log.String(), tt.withhold)) {
 				t.Errorf("log %q: want %q, not %q", log.String(), tt.wantLog, tt.withhold)

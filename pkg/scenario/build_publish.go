@@ -5,6 +5,7 @@ import (
 
 	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/publish"
+	"github.com/authbench/authbench/pkg/redact"
 )
 
 // publish checks the publish block; what it leaves out comes from the
@@ -19,6 +20,8 @@ func (b *builder) publish(s *publishSpec) *plan.Publish {
 		b.url(s, path, "url", s.URL)
 		if u, err := url.Parse(s.URL); err == nil && u.User != nil && !hasPassword(u) {
 			b.errAt(s, path, "url", "%q names a user: put no credentials in the URL; use user: and password_file:", u.Redacted())
+		} else if err == nil && (u.RawQuery != "" || u.Fragment != "") {
+			b.errAt(s, path, "url", "%q: want no query or fragment: give credentials with user: or token:", redact.URL(s.URL))
 		}
 	}
 	if s.Index != "" {
