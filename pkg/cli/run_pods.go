@@ -21,7 +21,9 @@ import (
 func addPodFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.Int("pods", 0, "run the load from N pods of a Kubernetes Job, split and merged exactly (default: this process)")
-	f.String("kubeconfig", "", "kubeconfig for --pods (default $KUBECONFIG, else ~/.kube/config; a kube lab's own with --lab-dir)")
+	// Only a --kubeconfig given lands in the plan (applyPodFlags), so a
+	// kube lab's own kubeconfig wins over the default.
+	addKubeconfigFlag(cmd, new(string), "for --pods; a kube lab's own with --lab-dir")
 	f.String("context", "", "kubeconfig context for --pods (default: its current context)")
 	f.String("namespace", "", `namespace of the --pods Job (default "default")`)
 	f.String("image", "", "authbench's image for --pods (default in a kube lab: this binary's, imported)")
