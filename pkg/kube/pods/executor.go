@@ -55,7 +55,7 @@ type Options struct {
 // It implements runner.Executor.
 type Executor struct {
 	o      Options
-	api    *deploy.Client
+	api    kubeAPI
 	id     string // the run label's value
 	name   string // every object's name
 	server string // the API URL as the pods reach it
