@@ -80,6 +80,12 @@ func podExecutor(ctx context.Context, cmd *cobra.Command, ro *runner.Options, lo
 		return err
 	}
 	ro.Executor = e
+	if ro.Plan.Prometheus != nil {
+		// The generator pods are sampled as the target's components are,
+		// through cAdvisor, so their CPU and throttling sit in the run's
+		// resource table beside the per-pod table's own counters.
+		ro.Plan.Observe = append(ro.Plan.Observe, e.Components()...)
+	}
 	return nil
 }
 
