@@ -4,10 +4,11 @@ import (
 	"fmt"
 
 	"github.com/authbench/authbench/pkg/plan"
+	"github.com/authbench/authbench/pkg/results"
 )
 
 // RoleGenerator is the observe role of the load generator pods.
-const RoleGenerator = "load-generator"
+const RoleGenerator = results.RoleLoadGenerator
 
 // agentContainer is the generator pods' one container.
 const agentContainer = "agent"
