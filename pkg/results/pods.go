@@ -82,8 +82,9 @@ func (p PodStat) WithSampled(cs []ComponentUsage) PodStat {
 		return p
 	}
 	for _, c := range cs {
-		if c.Role != RoleLoadGenerator || !strings.HasPrefix(p.Name, c.Name+"-") {
-			continue
+		suffix, ok := strings.CutPrefix(p.Name, c.Name+"-")
+		if c.Role != RoleLoadGenerator || c.Source != "prometheus" || !ok || strings.Contains(suffix, "-") {
+			continue // not this pod's: <job>-<index> then one random suffix
 		}
 		p.CPUSeconds, p.CPULimit = c.CPUMean*p.Seconds, c.CPULimit
 		p.Periods, p.ThrottledPeriods = c.Periods, c.ThrottledPeriods
