@@ -74,8 +74,12 @@ type Prometheus struct {
 	URL string `json:"url"`
 	// Token authenticates to it (e.g. command "oc whoami -t"). Default none.
 	Token *auth.Spec `json:"token,omitempty"`
-	// Insecure skips TLS verification. Default false.
+	// Insecure skips TLS verification. Default false: TLS is verified.
 	Insecure bool `json:"insecure,omitempty"`
+	// CACert is a PEM file of CAs to trust besides the system's, e.g. the
+	// cluster's service CA in front of OpenShift's Thanos querier. Default
+	// none: the system's CAs.
+	CACert string `json:"cacert,omitempty"`
 	// Step is the range-query resolution. Default 1s, widened so that no
 	// query asks for more than 10,000 points.
 	Step Duration `json:"step,omitempty"`

@@ -230,6 +230,9 @@ type prometheusSpec struct {
 	Token *tokenSpec `yaml:"token"`
 	// Insecure skips TLS verification. Default false.
 	Insecure bool `yaml:"insecure"`
+	// CACert is a PEM file of CAs to trust besides the system's, relative
+	// to the scenario file. Default: the system's CAs.
+	CACert string `yaml:"cacert"`
 	// Step is the range-query resolution, > 0. Default 1s.
 	Step *duration `yaml:"step"`
 	// RateInterval fills {{.rateInterval}} in queries, as a Prometheus
