@@ -19,11 +19,6 @@ type CompareOptions struct {
 	// (store.ReadHistograms, store.ReadTimeline). Default: none, and the
 	// comparison uses run.json figures only.
 	Files []RunFiles
-	// Dirs are the run directories of runs, read with ReadRunFiles when
-	// Files is not given.
-	//
-	// Deprecated: read the files (store) and pass Files.
-	Dirs []string
 	// Resamples is the number of bootstrap resamples. Default 1000.
 	Resamples int
 	// Seed makes the bootstrap deterministic. Default 1.
@@ -111,21 +106,6 @@ func Compare(runs []*results.Run, opts CompareOptions) (*Comparison, error) {
 	opts.complete()
 	if len(runs) == 0 {
 		return nil, errors.New("comparing runs: no run given")
-	}
-	if len(opts.Dirs) != 0 && len(opts.Dirs) != len(runs) {
-		return nil, fmt.Errorf("comparing runs: %d directories for %d runs", len(opts.Dirs), len(runs))
-	}
-	if len(opts.Files) == 0 {
-		for i, d := range opts.Dirs {
-			if runs[i] == nil {
-				break // buildSides says which
-			}
-			f, err := ReadRunFiles(d, runs[i])
-			if err != nil {
-				return nil, err
-			}
-			opts.Files = append(opts.Files, f)
-		}
 	}
 	if len(opts.Files) != 0 && len(opts.Files) != len(runs) {
 		return nil, fmt.Errorf("comparing runs: files of %d runs for %d runs", len(opts.Files), len(runs))

@@ -204,8 +204,8 @@ func TestCompareInputErrors(t *testing.T) {
 	if _, err := Compare(nil, CompareOptions{}); err == nil {
 		t.Error("no run: want an error")
 	}
-	if _, err := Compare([]*results.Run{seed2x(), seed3x()}, CompareOptions{Dirs: []string{"x"}}); err == nil {
-		t.Error("dirs not matching runs: want an error")
+	if _, err := Compare([]*results.Run{seed2x(), seed3x()}, CompareOptions{Files: []RunFiles{{Dir: "x"}}}); err == nil {
+		t.Error("files not matching runs: want an error")
 	}
 }
 
@@ -316,7 +316,7 @@ func TestCompareHistogramsBootstrap(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			d := filepath.Join(dir, tt.name)
 			other := histRun(t, d, "other", tt.median, 1, 20000, uint64(100+i))
-			opts := CompareOptions{Dirs: []string{baseDir, d}}
+			opts := CompareOptions{Files: []RunFiles{readFiles(t, baseDir, base), readFiles(t, d, other)}}
 			c := mustCompare(t, []*results.Run{base, other}, opts)
 			if c.LatencySource != SourceMerged {
 				t.Fatalf("latency source = %q", c.LatencySource)
@@ -341,9 +341,9 @@ func TestCompareHistogramsBootstrap(t *testing.T) {
 func TestLoadHistogramsUnits(t *testing.T) {
 	dir := t.TempDir()
 	run := histRun(t, dir, "a", 40, 2, 5000, 3)
-	hs, err := LoadHistograms(dir, run)
+	hs, err := loadHistograms(dir, run)
 	if err != nil || len(hs) != 2 {
-		t.Fatalf("LoadHistograms = %d, %v", len(hs), err)
+		t.Fatalf("loadHistograms = %d, %v", len(hs), err)
 	}
 	for _, h := range hs {
 		if h.PerMs != 1000 {
@@ -354,7 +354,7 @@ func TestLoadHistogramsUnits(t *testing.T) {
 		}
 	}
 	run.Results[0].HistogramFile = "missing.hlog"
-	if _, err := LoadHistograms(dir, run); err == nil {
+	if _, err := loadHistograms(dir, run); err == nil {
 		t.Error("missing .hlog: want an error")
 	}
 }
@@ -362,7 +362,7 @@ func TestLoadHistogramsUnits(t *testing.T) {
 func TestPercentileSpectrum(t *testing.T) {
 	dir := t.TempDir()
 	run := histRun(t, dir, "a", 40, 1, 10000, 4)
-	hs, _ := LoadHistograms(dir, run)
+	hs, _ := loadHistograms(dir, run)
 	sp := PercentileSpectrum(hs[0].H, hs[0].PerMs)
 	if len(sp.Quantiles) != 41 || sp.Quantiles[0] != 0 {
 		t.Fatalf("quantiles = %v", sp.Quantiles)

@@ -123,7 +123,7 @@ func Documents(runDir string) ([]Document, error) {
 		}
 		d.Figures = figures(r)
 		if r.HistogramFile != "" {
-			h, err := analyze.ReadHistogramLog(filepath.Join(store.Dir(runDir), r.HistogramFile))
+			h, err := store.ReadHistogramLog(filepath.Join(store.Dir(runDir), r.HistogramFile))
 			if err != nil {
 				return nil, fmt.Errorf("publishing %s: %w", runDir, err)
 			}

@@ -161,7 +161,7 @@ func checkExactMerge(t *testing.T, a, b Document, runs string) {
 			if err != nil || run.ID != d.RunID {
 				continue
 			}
-			h, err := analyze.ReadHistogramLog(f)
+			h, err := store.ReadHistogramLog(f)
 			if err != nil {
 				t.Fatal(err)
 			}

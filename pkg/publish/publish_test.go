@@ -72,7 +72,7 @@ func TestMergeHistogramsExact(t *testing.T) {
 		}
 		docs = append(docs, d...)
 		for _, x := range d {
-			h, err := analyze.ReadHistogramLog(filepath.Join(dir, store.HistogramFileName(x.Target, x.Iteration)))
+			h, err := store.ReadHistogramLog(filepath.Join(dir, store.HistogramFileName(x.Target, x.Iteration)))
 			if err != nil {
 				t.Fatal(err)
 			}

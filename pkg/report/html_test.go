@@ -31,7 +31,8 @@ func cxHTMLComparison(t *testing.T) *analyze.Comparison {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return cxCompare(t, []*results.Run{ra, rb}, analyze.CompareOptions{Dirs: []string{da, db}})
+	files := []analyze.RunFiles{cxRunFiles(t, da, ra), cxRunFiles(t, db, rb)}
+	return cxCompare(t, []*results.Run{ra, rb}, analyze.CompareOptions{Files: files})
 }
 
 // cxHTMLRun is the 2.x run with its histograms and timeline loaded back.
@@ -46,11 +47,26 @@ func cxHTMLRun(t *testing.T) (*results.Run, *results.Timeline, []analyze.Histogr
 	if err != nil {
 		t.Fatal(err)
 	}
-	hists, err := analyze.LoadHistograms(dir, run)
+	hs, err := store.ReadHistograms(dir, run)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return run, tl, hists
+	return run, tl, analyze.Histograms(run, hs)
+}
+
+// cxRunFiles reads what a comparison takes beside run.json, as
+// `authbench compare` does.
+func cxRunFiles(t *testing.T, dir string, run *results.Run) analyze.RunFiles {
+	t.Helper()
+	hs, err := store.ReadHistograms(dir, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl, err := store.ReadTimeline(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return analyze.RunFiles{Dir: dir, Hists: hs, Timeline: tl}
 }
 
 // figure returns the <figure> element with the given id.
