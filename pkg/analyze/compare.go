@@ -83,8 +83,6 @@ type Comparison struct {
 	// Saturation holds the Little's-law check for each side (nil entries
 	// where it does not apply).
 	Saturation []*Saturation `json:"saturation"`
-	// Summary is the executive summary, one sentence per non-baseline side.
-	Summary []string `json:"summary"`
 }
 
 // Warning is one comparability problem or note.
@@ -135,6 +133,5 @@ func Compare(runs []*results.Run, opts CompareOptions) (*Comparison, error) {
 	c.Saturation = saturation(sides)
 	c.Notes = append(c.Notes, saturationNotes(sides, c.Saturation)...)
 	c.Notes = append(c.Notes, throttlingNotes(sides, c.Resources)...)
-	c.Summary = executiveSummary(c)
 	return c, nil
 }

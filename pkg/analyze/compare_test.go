@@ -59,13 +59,6 @@ func TestCompareSeeds2xVs3x(t *testing.T) {
 	if !kinds(c.Warnings)["cluster"] {
 		t.Errorf("the seeds' two clusters were not noticed: %+v", c.Warnings)
 	}
-	want := "3.x is 32.1x slower than 2.x at P50 and 47.0x at P95; throughput 0.0312x (29.1 vs 931 req/s); success rate lower (99.96% vs 100%)."
-	if len(c.Summary) < 2 || c.Summary[0] != want {
-		t.Errorf("summary =\n%q\nwant\n%q", c.Summary, want)
-	}
-	if !strings.Contains(strings.Join(c.Summary, " "), "queueing time") {
-		t.Errorf("summary does not say the latency is queueing: %q", c.Summary)
-	}
 }
 
 func TestCompareOctVsNovNoticesBackend(t *testing.T) {
@@ -128,10 +121,11 @@ func TestCompareWarnings(t *testing.T) {
 	}
 }
 
-func TestCompareWithinNoise(t *testing.T) {
+// rerunRuns are the 2.x seed and a rerun of it: the same figures
+// shuffled and nudged, not a change.
+func rerunRuns() []*results.Run {
 	a, b := seed2x(), seed2x()
 	b.Name = "2.x-rerun"
-	// Same figures shuffled and nudged: a rerun, not a change.
 	for i := range b.Results {
 		j := (i + 2) % len(a.Results)
 		b.Results[i].Latency = a.Results[j].Latency
@@ -141,28 +135,44 @@ func TestCompareWithinNoise(t *testing.T) {
 		b.Results[i].Latency.Mean += 0.3
 		b.Results[i].ThroughputRPS = a.Results[j].ThroughputRPS - 2
 	}
-	c := mustCompare(t, []*results.Run{a, b}, CompareOptions{})
+	return []*results.Run{a, b}
+}
+
+// oneIterationRuns are the seeds cut to one iteration each, without
+// histograms: no test can tell their difference from noise.
+func oneIterationRuns() []*results.Run {
+	a, b := seed2x(), seed3x()
+	a.Results, b.Results = a.Results[:1], b.Results[:1]
+	return []*results.Run{a, b}
+}
+
+// wrkRuns are the 2.x seed and the 3.x seed as imported from wrk, which
+// measures no P95.
+func wrkRuns() []*results.Run {
+	a, b := seed2x(), seed3x()
+	b.Imported = &results.Import{Tool: "wrk", Files: []string{"3x.txt"}}
+	for i := range b.Results {
+		b.Results[i].Unavailable = []string{"min", "p95", "p999", "p9999", "phases"}
+		b.Results[i].Latency.P95 = 0
+	}
+	return []*results.Run{a, b}
+}
+
+func TestCompareWithinNoise(t *testing.T) {
+	c := mustCompare(t, rerunRuns(), CompareOptions{})
 	for _, key := range []string{"p50", "p95", "p99", "mean"} {
 		m, _ := MetricByKey(c.Latency, key)
 		if m.Deltas[1].Verdict != VerdictWithinNoise {
 			t.Errorf("%s verdict = %s (p=%.3f), want within-noise", key, m.Deltas[1].Verdict, m.Deltas[1].Sig.PValue)
 		}
 	}
-	if !strings.Contains(c.Summary[0], "within noise (+500 µs) at P50") {
-		t.Errorf("summary = %q", c.Summary[0])
-	}
 }
 
 func TestCompareNoiseUnknown(t *testing.T) {
-	a, b := seed2x(), seed3x()
-	a.Results, b.Results = a.Results[:1], b.Results[:1]
-	c := mustCompare(t, []*results.Run{a, b}, CompareOptions{})
+	c := mustCompare(t, oneIterationRuns(), CompareOptions{})
 	p50, _ := MetricByKey(c.Latency, "p50")
 	if p50.Deltas[1].Sig.Known() || p50.Deltas[1].Verdict != VerdictWorse {
 		t.Errorf("one iteration, no histogram: delta = %+v, want worse with unknown noise", p50.Deltas[1])
-	}
-	if !strings.Contains(c.Summary[0], "noise unknown") {
-		t.Errorf("summary does not say noise is unknown: %q", c.Summary[0])
 	}
 }
 
@@ -237,13 +247,7 @@ func TestCompareSameNamesAreDisambiguated(t *testing.T) {
 }
 
 func TestCompareMissingMetrics(t *testing.T) {
-	a, b := seed2x(), seed3x()
-	b.Imported = &results.Import{Tool: "wrk", Files: []string{"3x.txt"}}
-	for i := range b.Results {
-		b.Results[i].Unavailable = []string{"min", "p95", "p999", "p9999", "phases"}
-		b.Results[i].Latency.P95 = 0
-	}
-	c := mustCompare(t, []*results.Run{a, b}, CompareOptions{})
+	c := mustCompare(t, wrkRuns(), CompareOptions{})
 	p95, _ := MetricByKey(c.Latency, "p95")
 	if p95.Deltas[1].Verdict != VerdictMissing || !p95.Missing[1] {
 		t.Errorf("P95 from wrk = %+v, want missing", p95.Deltas[1])
@@ -253,9 +257,6 @@ func TestCompareMissingMetrics(t *testing.T) {
 	}
 	if !kinds(c.Notes)["imported"] {
 		t.Errorf("imported side not noted: %+v", c.Notes)
-	}
-	if !strings.Contains(c.Summary[0], "not measured at P95") {
-		t.Errorf("summary = %q", c.Summary[0])
 	}
 }
 
