@@ -9,4 +9,3 @@ var (
 	OneIterationRuns = oneIterationRuns
 	WrkRuns          = wrkRuns
 )
-
