@@ -1,12 +1,12 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
-	"html"
 	"html/template"
 	"io"
 	"strings"
+
+	"github.com/authbench/authbench/pkg/redact"
 )
 
 // selfContained ends every page's footer.
@@ -121,21 +121,8 @@ func writePage(w io.Writer, page htmlPage, secrets []string) error {
 	if err := pageTemplate.Execute(&b, page); err != nil {
 		return fmt.Errorf("rendering html: %w", err)
 	}
-	if _, err := io.WriteString(w, htmlScrub(b.String(), secrets)); err != nil {
+	if _, err := io.WriteString(w, redact.HTML(b.String(), secrets...)); err != nil {
 		return fmt.Errorf("writing html: %w", err)
 	}
 	return nil
-}
-
-// htmlScrub is scrub for HTML: the replacement must not read as a tag, and
-// a secret may appear escaped, as HTML text or inside a chart's JSON.
-func htmlScrub(s string, secrets []string) string {
-	for _, sec := range secrets {
-		s = strings.ReplaceAll(s, sec, "[redacted]")
-		s = strings.ReplaceAll(s, html.EscapeString(sec), "[redacted]")
-		if j, err := json.Marshal(sec); err == nil && len(j) > 2 {
-			s = strings.ReplaceAll(s, string(j[1:len(j)-1]), "[redacted]")
-		}
-	}
-	return jwtPattern.ReplaceAllString(s, "[redacted JWT]")
 }

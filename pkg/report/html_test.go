@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/authbench/authbench/pkg/analyze"
+	"github.com/authbench/authbench/pkg/redact"
 	"github.com/authbench/authbench/pkg/results"
 	"github.com/authbench/authbench/pkg/store"
 )
@@ -252,6 +253,7 @@ func TestHTMLNoSecrets(t *testing.T) {
 	run, tl, hists := cxHTMLRun(t)
 	run.Plan.Targets[0].Headers = fxSecretHeaders()
 	run.Findings = []results.Finding{{Severity: "warning", Evidence: "saw Bearer " + secretBearer, Advice: "none"}}
+	run.Name = "run-" + secretAPIKey
 	var b bytes.Buffer
 	if err := RunHTML(&b, run, tl, hists...); err != nil {
 		t.Fatal(err)
@@ -261,6 +263,9 @@ func TestHTMLNoSecrets(t *testing.T) {
 	}
 	if strings.Contains(b.String(), "<redacted>") {
 		t.Error("redaction must not produce a tag in HTML")
+	}
+	if strings.Contains(b.String(), secretAPIKey) || !strings.Contains(b.String(), "run-"+redact.Placeholder) {
+		t.Error("the secret in the run's name is not redacted by pkg/redact's HTML form")
 	}
 }
 
