@@ -65,6 +65,9 @@ type Comparison struct {
 	// first. Notes are context that does not invalidate the comparison.
 	Warnings []Warning `json:"warnings,omitempty"`
 	Notes    []Warning `json:"notes,omitempty"`
+	// Declared is what each side declares as different from the baseline
+	// on purpose (its layers under test): context, not a warning.
+	Declared []Declared `json:"declared,omitempty"`
 	// Config is the configuration side by side, differences flagged.
 	Config []ConfigRow `json:"config"`
 	// Latency rows: P50, P75, P90, P95, P99 (P99.9 when every side has it),
@@ -123,7 +126,8 @@ func Compare(runs []*results.Run, opts CompareOptions) (*Comparison, error) {
 		Confidence: opts.Confidence,
 	}
 	c.LatencySource = chooseLatencySource(sides)
-	c.Config = configRows(sides)
+	c.Config = configRows(sides, base)
+	c.Declared = declarations(sides, base)
 	c.Warnings, c.Notes = comparability(sides, base, c.WithinRun)
 	c.Latency = latencyMetrics(sides, base, c.LatencySource == SourceMerged, opts)
 	c.Throughput = throughputMetrics(sides, base, opts)

@@ -12,7 +12,8 @@ import (
 )
 
 // CompareMarkdown writes a comparison in the layout of the seeds' hand-made
-// comparisons: warnings first, then an executive summary, test
+// comparisons: what is compared on purpose and warnings first, then an
+// executive summary, test
 // configuration and environments, configuration differences, detailed
 // latency/throughput tables with Difference columns and text bar charts,
 // per-iteration side-by-side tables, significance, success rate and error
@@ -44,6 +45,7 @@ func (m *cmpMD) printf(format string, a ...any) { fmt.Fprintf(&m.b, format, a...
 
 func (m *cmpMD) document() {
 	m.title()
+	m.declared()
 	m.warnings()
 	m.executiveSummary()
 	m.configuration()

@@ -17,6 +17,8 @@ const selfContained = "Self-contained: the chart library (uPlot) and the data ar
 type htmlPage struct {
 	Title    string
 	Subtitle []string
+	// Context is what the page compares on purpose, said before warnings.
+	Context  []string
 	Warnings []string
 	Summary  []string
 	Notes    []string
@@ -28,6 +30,9 @@ type htmlPage struct {
 	// Assets are inlined when the page has charts to draw.
 	Assets *pageAssets
 }
+
+// ContextTitle introduces Context.
+func (htmlPage) ContextTitle() string { return comparedOnPurpose }
 
 // htmlTable is a titled table; cells are plain text (escaped).
 type htmlTable struct {
@@ -81,7 +86,9 @@ footer { color: #778; font-size: 0.85em; margin-top: 2em; }
 <h1>{{.Title}}</h1>
 {{range .Subtitle}}<p class="subtitle">{{.}}</p>
 {{end}}</header>
-{{if .Warnings}}<section class="warnings" id="warnings"><strong>⚠️ Not directly comparable:</strong>
+{{if .Context}}<section class="notes" id="context"><strong>{{.ContextTitle}}</strong>
+<ul>{{range .Context}}<li>{{.}}</li>{{end}}</ul></section>
+{{end}}{{if .Warnings}}<section class="warnings" id="warnings"><strong>⚠️ Not directly comparable:</strong>
 <ul>{{range .Warnings}}<li>{{.}}</li>{{end}}</ul></section>
 {{end}}{{if .Summary}}<section class="summary" id="summary"><h2>Executive Summary</h2>
 {{range .Summary}}<p>{{.}}</p>
