@@ -16,7 +16,6 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/authbench/authbench/pkg/analyze"
 	"github.com/authbench/authbench/pkg/auth"
 	"github.com/authbench/authbench/pkg/lab/install"
 	"github.com/authbench/authbench/pkg/store"
@@ -179,7 +178,7 @@ func checkHistoryMatchesLocal(t *testing.T, cfg Config, runs string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	local, err := analyze.LoadLocalHistory(runs, store.HistoryQuery{})
+	local, err := LocalHistory(runs, store.HistoryQuery{})
 	if err != nil {
 		t.Fatal(err)
 	}
