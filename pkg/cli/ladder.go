@@ -63,7 +63,7 @@ Without -f it runs on a stack of the local lab; with -f on a scenario target's r
 	addLabDirFlag(cmd, &o.labDir, lab.DefaultDir(), "lab directory (without -f)")
 	f.StringVarP(&o.file, "file", "f", "", "scenario file whose target lists rungs (for a cluster)")
 	f.StringVar(&o.target, "target", "", "the scenario's target (default: the only one with rungs)")
-	f.Int64VarP(&o.requests, "requests", "n", 0, "requests per rung per round, instead of -z")
+	f.Int64VarP(&o.requests, "requests", "n", 0, "requests per rung per round, instead of -z (-z wins when both are given, as in run)")
 	f.DurationVarP(&o.duration, "duration", "z", ladder.DefaultSlotDuration, "duration of each rung's turn per round")
 	f.Float64VarP(&o.rate, "rate", "q", 0, "open-loop TOTAL rate on every rung (default: --rate-fraction of the weakest capacity)")
 	f.Float64Var(&o.fraction, "rate-fraction", ladder.DefaultRateFraction, "fraction of the weakest rung's capacity to run the open loop at")
