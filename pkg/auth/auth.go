@@ -15,7 +15,8 @@ import "context"
 type TokenSource interface {
 	// Token returns the token to send now, without the "Bearer " prefix.
 	Token(ctx context.Context) (string, error)
-	// Kind names the source for reports: static, env, file, command, oidc.
+	// Kind names the source for reports: static, env, file, command, oidc,
+	// pool.
 	Kind() string
 }
 
@@ -39,6 +40,8 @@ type Spec struct {
 	Refresh string `json:"refresh,omitempty" yaml:"refresh,omitempty"`
 	// OIDC gets a token from an OpenID Connect provider.
 	OIDC *OIDC `json:"oidc,omitempty" yaml:"oidc,omitempty"`
+	// Pool hands out many tokens, one per request (round-robin or random).
+	Pool *Pool `json:"pool,omitempty" yaml:"pool,omitempty"`
 }
 
 // OIDC configures an OAuth2 grant against an OIDC provider's token endpoint.
@@ -90,6 +93,8 @@ func (s *Spec) Kind() string {
 		return "command"
 	case s.OIDC != nil:
 		return "oidc"
+	case s.Pool != nil:
+		return "pool"
 	}
 	return "none"
 }

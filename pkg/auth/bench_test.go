@@ -14,6 +14,8 @@ func BenchmarkToken(b *testing.B) {
 		{"file", &Spec{File: writeFile(b, "token", "tok")}},
 		{"command", &Spec{Command: "echo tok"}},
 		{"oidc", &Spec{OIDC: p.spec(b)}},
+		{"pool", &Spec{Pool: &Pool{File: writeFile(b, "pool", "tok-1\ntok-2\ntok-3\n")}}},
+		{"pool-random", &Spec{Pool: &Pool{File: writeFile(b, "pool", "tok-1\ntok-2\ntok-3\n"), Order: OrderRandom}}},
 	}
 	for _, s := range specs {
 		b.Run(s.name, func(b *testing.B) {

@@ -70,6 +70,11 @@ func New(ctx context.Context, s *Spec, opts ...Option) (TokenSource, error) {
 	if err := s.Validate(); err != nil {
 		return nil, fmt.Errorf("token source: %w", err)
 	}
+	return build(ctx, s, o)
+}
+
+// build makes the source of a valid spec.
+func build(ctx context.Context, s *Spec, o options) (TokenSource, error) {
 	switch s.Kind() {
 	case "static":
 		return newStatic(s.Literal)
@@ -79,6 +84,8 @@ func New(ctx context.Context, s *Spec, opts ...Option) (TokenSource, error) {
 		return newFile(ctx, s.File, o.fileInterval)
 	case "command":
 		return newCommand(ctx, s, o)
+	case "pool":
+		return newPool(ctx, s.Pool, o)
 	default:
 		return newOIDC(ctx, s.OIDC, o)
 	}

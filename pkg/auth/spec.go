@@ -31,7 +31,7 @@ func (s *Spec) Validate() error {
 	kinds := s.kinds()
 	switch {
 	case len(kinds) == 0:
-		return errors.New("no token source: give one of a literal token, env, file, command or oidc")
+		return errors.New("no token source: give one of a literal token, env, file, command, oidc or pool")
 	case len(kinds) > 1:
 		return fmt.Errorf("more than one token source (%s): give only one", strings.Join(kinds, ", "))
 	case s.Static && strings.TrimSpace(s.Literal) == "":
@@ -46,6 +46,9 @@ func (s *Spec) Validate() error {
 	}
 	if s.OIDC != nil {
 		return s.OIDC.Validate()
+	}
+	if s.Pool != nil {
+		return s.Pool.Validate()
 	}
 	return nil
 }
@@ -63,6 +66,7 @@ func (s *Spec) kinds() []string {
 	add(s.File != "", "file")
 	add(s.Command != "", "command")
 	add(s.OIDC != nil, "oidc")
+	add(s.Pool != nil, "pool")
 	return k
 }
 
@@ -172,6 +176,15 @@ func (s *Spec) summary() string {
 		d := fmt.Sprintf("oidc %s grant, client %s", o.grant(), o.ClientID)
 		if o.Username != "" {
 			d += ", user " + o.Username
+		}
+		return d
+	case "pool":
+		d := fmt.Sprintf("pool %s", s.Pool.order())
+		if s.Pool.File != "" {
+			d += ", file " + s.Pool.File
+		}
+		if n := len(s.Pool.Sources); n > 0 {
+			d += fmt.Sprintf(", %d sources", n)
 		}
 		return d
 	}

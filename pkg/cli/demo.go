@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"strings"
+
 	"github.com/spf13/cobra"
 
 	"github.com/authbench/authbench/pkg/demo"
@@ -12,10 +14,11 @@ func init() { register(newDemoCmd) }
 type demoOptions struct {
 	demo.Options
 	limits limitsValue
+	stacks stacksValue
 }
 
 func newDemoCmd(s streams) *cobra.Command {
-	o := &demoOptions{}
+	o := &demoOptions{stacks: stacksValue{stacks: []string{lab.Stack2x, lab.Stack3x}}}
 	cmd := &cobra.Command{
 		Use:   "demo",
 		Short: "Start the lab, benchmark the 2x and 3x stacks alike, and print a verdict",
@@ -25,7 +28,7 @@ and a comparison, prints P50, P95, throughput and the 3x/2x ratios, and stops
 the lab it started. Run 'authbench lab install' (make lab) first.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.Limits, o.Version, o.Stdout, o.Log = o.limits.limits, Version, s.out, s.err
+			o.Limits, o.Stacks, o.Version, o.Stdout, o.Log = o.limits.limits, o.stacks.stacks, Version, s.out, s.err
 			_, err := demo.Run(cmd.Context(), o.Options)
 			return err
 		},
@@ -37,6 +40,7 @@ the lab it started. Run 'authbench lab install' (make lab) first.`,
 	f.Int64Var(&o.Warmup, "warmup", 0, "unrecorded warm-up requests per stack (default 10% of -n; -1 for none)")
 	f.Float64VarP(&o.Rate, "rate", "q", 0, "total rate: run the open loop instead")
 	addLabDirFlag(cmd, &o.LabDir, lab.DefaultDir(), "lab directory")
+	f.Var(&o.stacks, "stack", "lab stacks to benchmark: "+strings.Join(lab.Stacks(), ", ")+" or all")
 	f.Var(&o.limits, "limit", "COMPONENT=CPU[,MEM] limit when the demo starts the lab, e.g. oauth2-proxy=50m (repeatable)")
 	f.BoolVar(&o.Keep, "keep", false, "leave the lab running afterwards")
 	addOutDirFlag(cmd, &o.Out)

@@ -35,7 +35,7 @@ func TestFlagValues(t *testing.T) {
 		{"warmup word", &warmupValue{}, []string{"soon"}, "", "request count or a duration"},
 		{"headers", &headersValue{}, []string{"A: 1", "B:2"}, "2 header(s)", ""},
 		{"header without colon is redacted", &headersValue{}, []string{"Bearer s3cr3t"}, "", "<redacted"},
-		{"stacks all", &stacksValue{}, []string{"all"}, "2x,3x", ""},
+		{"stacks all", &stacksValue{}, []string{"all"}, strings.Join(lab.Stacks(), ","), ""},
 		{"stacks repeated", &stacksValue{}, []string{"3x", "2x"}, "2x,3x", ""},
 		{"stacks comma", &stacksValue{}, []string{"3x,2x"}, "2x,3x", ""},
 		{"stacks unknown", &stacksValue{}, []string{"4x"}, "", "unknown stack"},
@@ -147,8 +147,10 @@ func TestDeprecatedAliasesAndNewNames(t *testing.T) {
 			t.Errorf("authbench %s: exit %d, stderr %q; want the lab in %s read (and not running)", strings.Join(args, " "), r.code, r.stderr, dir)
 		}
 	}
-	r := runCLI(t, "lab", "up", "--lab-dir", dir, "--platform", "kube")
-	if r.code == 0 || !strings.Contains(r.stderr, "kube is not available yet") {
+	// The kube platform is linked in (it refuses --foreground before
+	// starting anything).
+	r := runCLI(t, "lab", "up", "--lab-dir", dir, "--platform", "kube", "--foreground")
+	if r.code == 0 || !strings.Contains(r.stderr, "--foreground is not supported") {
 		t.Errorf("lab up --platform kube: exit %d, %q", r.code, r.stderr)
 	}
 	r = runCLI(t, "history", "--out", t.TempDir(), "--last", "3")

@@ -24,7 +24,7 @@ func newLabCmd() *cobra.Command {
 sharing etcd, a kube-apiserver (TokenReview, SubjectAccessReview) and Keycloak.`,
 	}
 	cmd.AddCommand(newLabUpCmd(), newLabStatusCmd(), newLabDownCmd(), newLabScenarioCmd(), newLabLimitCmd(),
-		newLabServeCmd(), newLabInstallCmd())
+		newLabServeCmd(), newLabInstallCmd(), newLabKubeconfigCmd())
 	return cmd
 }
 
@@ -42,6 +42,7 @@ type labUpOptions struct {
 	lifespan   time.Duration
 	timeout    time.Duration
 	foreground bool
+	tokenPool  int
 }
 
 func newLabUpCmd() *cobra.Command {
@@ -51,6 +52,7 @@ func newLabUpCmd() *cobra.Command {
 		Short: "Start the lab and return once every component is ready",
 		Example: `  authbench lab up
   authbench lab up --stack 3x --limit oauth2-proxy=50m
+  authbench lab up --stack 3x-oauth --token-pool 5000
   authbench lab up --limit oauth2-proxy=500m,256Mi --limit http-echo=200m`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(cmd) },
@@ -59,13 +61,13 @@ func newLabUpCmd() *cobra.Command {
 	addLabSubDirFlag(cmd, &o.dir)
 	f.Var(&o.platform, "platform", "where the components run: processes on this host, or kube (a single-node Kubernetes)")
 	f.Var(&o.stacks, "stack", "stacks to run: "+strings.Join(lab.Stacks(), ", ")+" or all")
+	f.IntVar(&o.tokenPool, "token-pool", 0, "issue static tokens for N users alice-1..alice-N (bound like alice) into DIR/tokens/pool, sent round-robin by the 2x and 3x-oauth scenario targets")
 	f.Var(&o.limits, "limit", "COMPONENT=CPU[,MEM] cgroup limit, e.g. oauth2-proxy=50m or oauth2-proxy=500m,256Mi (repeatable)")
 	f.Var(&o.ports, "port", "NAME=PORT to pin a port instead of a free one, e.g. haproxy=8443 (repeatable)")
 	f.DurationVar(&o.lifespan, "token-lifespan", lab.DefaultAccessTokenLifespan, "Keycloak access token lifespan")
 	f.DurationVar(&o.timeout, "ready-timeout", lab.DefaultReadyTimeout, "how long the lab may take to become ready")
 	f.DurationVar(&o.timeout, "timeout", lab.DefaultReadyTimeout, "how long the lab may take to become ready")
-	_ = f.MarkHidden("timeout")
-	_ = f.MarkDeprecated("timeout", "use --ready-timeout")
+	deprecate(f, "timeout", "use --ready-timeout")
 	f.BoolVar(&o.foreground, "foreground", false, "run the lab in this process until Ctrl-C instead of in the background")
 	return cmd
 }
@@ -76,7 +78,7 @@ func (o *labUpOptions) run(cmd *cobra.Command) error {
 	st, err := lab.Open(o.dir).Up(cmd.Context(), lab.UpOptions{
 		Out: out, Foreground: o.foreground,
 		Config: lab.Config{Platform: o.platform.name, Stacks: o.stacks.stacks, Limits: o.limits.limits,
-			Ports: o.ports.ports, AccessTokenLifespan: o.lifespan, ReadyTimeout: o.timeout},
+			Ports: o.ports.ports, AccessTokenLifespan: o.lifespan, ReadyTimeout: o.timeout, TokenPool: o.tokenPool},
 	})
 	if err != nil || st == nil {
 		return err
@@ -109,8 +111,7 @@ func newLabStatusCmd() *cobra.Command {
 	addLabSubDirFlag(cmd, &dir)
 	addFormatFlag(cmd, format, "json is state.json with live statuses", formatText, formatJSON)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print state.json with live statuses")
-	_ = cmd.Flags().MarkHidden("json")
-	_ = cmd.Flags().MarkDeprecated("json", "use -o json")
+	deprecate(cmd.Flags(), "json", "use -o json")
 	return cmd
 }
 

@@ -92,7 +92,7 @@ func (o *ladderOptions) run(cmd *cobra.Command, s streams) error {
 		if err != nil {
 			return err
 		}
-		lo.Monitor, lo.Lab = obs.Monitor, obs.Lab
+		lo.Monitor, lo.Lab, lo.Reviews = obs.Monitor, obs.Lab, obs.Reviews
 	}
 	out, err := ladder.Run(cmd.Context(), lo)
 	if out == nil || out.Ladder == nil {

@@ -14,6 +14,6 @@ func (o *runOptions) observe(ctx context.Context, ro *runner.Options) error {
 	if err != nil {
 		return err
 	}
-	ro.Monitor, ro.Lab, ro.Unobserved = obs.Monitor, obs.Lab, obs.Unobserved
+	ro.Monitor, ro.Lab, ro.Unobserved, ro.Reviews = obs.Monitor, obs.Lab, obs.Unobserved, obs.Reviews
 	return nil
 }

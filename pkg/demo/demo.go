@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/authbench/authbench/pkg/analyze"
@@ -35,6 +36,9 @@ type Options struct {
 	// LabDir is the lab directory. Default lab.DefaultDir(). A lab already
 	// running there is used as it is and left running.
 	LabDir string
+	// Stacks are the lab stacks benchmarked (see lab.Stacks()). Default
+	// 2x and 3x.
+	Stacks []string
 	// Limits are applied when the demo starts the lab (e.g. oauth2-proxy=50m).
 	Limits []lab.Limit
 	// Keep leaves a lab the demo started running afterwards.
@@ -74,6 +78,9 @@ func (o *Options) complete() {
 	if o.LabDir == "" {
 		o.LabDir = lab.DefaultDir()
 	}
+	if len(o.Stacks) == 0 {
+		o.Stacks = []string{lab.Stack2x, lab.Stack3x}
+	}
 	if o.Out == "" {
 		o.Out = "runs"
 	}
@@ -88,6 +95,11 @@ func (o *Options) complete() {
 // Run runs the demo. Runs completed before an interruption are kept.
 func Run(ctx context.Context, o Options) (*Outcome, error) {
 	o.complete()
+	stacks, err := lab.ParseStacks(o.Stacks)
+	if err != nil {
+		return nil, err
+	}
+	o.Stacks = stacks
 	stop, err := ensureLab(ctx, &o)
 	if err != nil {
 		return nil, err
@@ -120,9 +132,9 @@ func ensureLab(ctx context.Context, o *Options) (stop func(), err error) {
 		fmt.Fprintf(o.Log, "==> using the lab already running in %s\n", o.LabDir)
 		return func() {}, nil
 	}
-	fmt.Fprintf(o.Log, "==> starting the lab (2x and 3x stacks) in %s\n", o.LabDir)
+	fmt.Fprintf(o.Log, "==> starting the lab (stacks %s) in %s\n", strings.Join(o.Stacks, ", "), o.LabDir)
 	start := time.Now()
-	cfg := lab.Config{Stacks: []string{lab.Stack2x, lab.Stack3x}, Limits: o.Limits}
+	cfg := lab.Config{Stacks: o.Stacks, Limits: o.Limits}
 	if _, err := lab.Open(o.LabDir).Up(ctx, lab.UpOptions{Config: cfg, Out: o.Log, Supervisor: o.Supervisor}); err != nil {
 		return nil, fmt.Errorf("starting the lab: %w", err)
 	}
@@ -148,6 +160,18 @@ func labPlan(o Options) (*plan.Plan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("parsing the lab's scenario: %w", err)
 	}
+	var targets []plan.Target
+	for _, st := range o.Stacks {
+		for _, t := range p.Targets {
+			if t.Name == lab.TargetName(st) {
+				targets = append(targets, t)
+			}
+		}
+	}
+	if len(targets) == 0 {
+		return nil, fmt.Errorf("the lab in %s runs none of the stacks %s", o.LabDir, strings.Join(o.Stacks, ", "))
+	}
+	p.Targets = targets
 	p.Load.Requests, p.Load.Concurrency, p.Load.Iterations = o.Requests, o.Concurrency, o.Iterations
 	p.Load.Rate = o.Rate
 	p.Load.WarmupRequests, p.Load.WarmupDuration = max(o.Warmup, 0), 0
@@ -169,7 +193,7 @@ func runTarget(ctx context.Context, o Options, p *plan.Plan, t plan.Target) (*ru
 	fmt.Fprintf(o.Log, "==> %s: %d iterations x %d requests at concurrency %d\n",
 		t.Name, o.Iterations, o.Requests, o.Concurrency)
 	r, err := runner.Run(ctx, runner.Options{Plan: &one, Out: o.Out, Version: o.Version,
-		Log: o.Log, Monitor: obs.Monitor, Lab: obs.Lab, CommandLine: []string{"authbench", "demo"}})
+		Log: o.Log, Monitor: obs.Monitor, Reviews: obs.Reviews, Lab: obs.Lab, CommandLine: []string{"authbench", "demo"}})
 	if err != nil && !errors.Is(err, runner.ErrInterrupted) {
 		return r, fmt.Errorf("benchmarking %s: %w", t.Name, err)
 	}

@@ -19,6 +19,13 @@ const (
 	CompKubeRBACProxy = "kube-rbac-proxy"
 	CompOAuth2Proxy   = "oauth2-proxy"
 	CompNginx         = "nginx"
+	// Stack 3x-oauth's components; names distinct from 3x's so that both
+	// stacks run side by side and --limit can tell them apart.
+	CompNginxOAuth         = "nginx-oauth"
+	CompKubeAuthProxyOAuth = "kube-auth-proxy-oauth"
+	CompAuthzOKOAuth       = "authz-ok-oauth"
+	CompKubeRBACProxyOAuth = "kube-rbac-proxy-oauth"
+	CompEcho3xOAuth        = "http-echo-3x-oauth"
 )
 
 // Names the RBAC objects and the kube-rbac-proxy config share.
@@ -73,6 +80,10 @@ func portNames(c Config) []string {
 		names = append(names, CompKeycloak, CompEcho3x,
 			CompKubeRBACProxy, CompOAuth2Proxy, PortOAuth2ProxyMetrics, CompNginx, "nginx-deny")
 	}
+	if c.has(Stack3xOAuth) {
+		names = append(names, CompEcho3xOAuth, CompKubeRBACProxyOAuth, CompAuthzOKOAuth,
+			CompKubeAuthProxyOAuth, CompNginxOAuth, portNginxOAuthDeny)
+	}
 	return names
 }
 
@@ -104,6 +115,10 @@ func (b *builder) specs() ([]*spec, error) {
 	if b.cfg.has(Stack3x) {
 		makers = append(makers, b.keycloak, b.echo(CompEcho3x, Stack3x), b.kubeRBACProxy,
 			b.oauth2Proxy, b.nginx)
+	}
+	if b.cfg.has(Stack3xOAuth) {
+		makers = append(makers, b.echo(CompEcho3xOAuth, Stack3xOAuth), b.kubeRBACProxyOAuth,
+			b.authzOK, b.kubeAuthProxyOAuth, b.nginxOAuth)
 	}
 	var out []*spec
 	for _, m := range makers {

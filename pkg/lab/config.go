@@ -17,6 +17,9 @@ import (
 const (
 	Stack2x = "2x" // Route + oauth-proxy
 	Stack3x = "3x" // Gateway + kube-auth-proxy + kube-rbac-proxy
+	// Stack3xOAuth is 3x as the seeds ran it: OpenShift OAuth tokens,
+	// validated by the ext_authz service through TokenReview.
+	Stack3xOAuth = "3x-oauth"
 	// StackShared marks components both stacks use.
 	StackShared = "shared"
 )
@@ -48,6 +51,12 @@ type Config struct {
 	// ReadyTimeout bounds the whole start. Default 3m (Keycloak's first
 	// start builds its server, ~30 s on 2 cores).
 	ReadyTimeout time.Duration `json:"ready_timeout,omitempty"`
+	// TokenPool issues static tokens for TokenPool users, alice-1 ...
+	// alice-N, bound like alice, and writes them one per line to
+	// tokens/pool (0600) for a token source of kind pool: with more
+	// distinct tokens than a proxy's cache answers, every request misses.
+	// Default 0: no pool.
+	TokenPool int `json:"token_pool,omitempty"`
 }
 
 // StackAll selects every stack.
@@ -55,7 +64,7 @@ const StackAll = "all"
 
 // Stacks lists the stacks a lab can run, in order: the names --stack
 // accepts besides StackAll.
-func Stacks() []string { return []string{Stack2x, Stack3x} }
+func Stacks() []string { return []string{Stack2x, Stack3x, Stack3xOAuth} }
 
 // ParseStacks reads stack names (each may be a comma-separated list, and
 // StackAll means every stack) into the sorted set they select.
@@ -108,6 +117,9 @@ func (c *Config) complete() error {
 	}
 	if c.ReadyTimeout == 0 {
 		c.ReadyTimeout = DefaultReadyTimeout
+	}
+	if c.TokenPool < 0 || c.TokenPool > MaxTokenPool {
+		return fmt.Errorf("token pool of %d users: want 0 to %d", c.TokenPool, MaxTokenPool)
 	}
 	return nil
 }

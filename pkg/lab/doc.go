@@ -8,6 +8,11 @@
 //	  nginx (standing in for Envoy, HTTP ext_authz via auth_request)
 //	  -> oauth2-proxy (playing kube-auth-proxy, as ext_authz) ;
 //	  nginx -> kube-rbac-proxy (TokenReview + SAR) -> http-echo-3x
+//	3x-oauth "Gateway + kube-auth-proxy (OpenShift OAuth) + kube-rbac-proxy":
+//	  nginx-oauth (auth_request over TLS) -> kube-auth-proxy-oauth
+//	  (kube-rbac-proxy playing kube-auth-proxy as ext_authz: TokenReview +
+//	  SAR, in front of authz-ok-oauth answering 200) ; nginx-oauth ->
+//	  kube-rbac-proxy-oauth -> http-echo-3x-oauth
 //	shared: etcd, kube-apiserver (RBAC, static tokens playing OpenShift
 //	  OAuth tokens, OIDC from Keycloak), Keycloak (3x's identity provider)
 //
@@ -33,8 +38,8 @@
 //	lab.lock          flock held by the supervisor (holds its pid)
 //	certs/            lab CA, server certificate (127.0.0.1, localhost),
 //	                  service-account key pair; keys 0600
-//	tokens/NAME       static bearer tokens: admin, alice, bob, oauth-proxy,
-//	                  kube-rbac-proxy (0600)
+//	tokens/NAME       static bearer tokens: admin, alice, bob, the proxies'
+//	                  identities (0600); tokens/pool: alice-1..N (--token-pool)
 //	secrets/          token-auth.csv, Keycloak client secret and admin
 //	                  password, oauth2-proxy cookie secret,
 //	                  passwords/{alice,bob} (all 0600)

@@ -113,6 +113,7 @@ func TestTemplatesGolden(t *testing.T) {
 	}{
 		{"haproxy.cfg", b.data()},
 		{"nginx.conf", b.data()},
+		{"nginx-oauth.conf", b.data()},
 		{"kube-rbac-proxy.yaml", b.data()},
 		{"kubeconfig", kc},
 		{"audit-policy.yaml", b.data()},
@@ -157,7 +158,7 @@ func describeSpecs(specs []*spec) []byte {
 }
 
 func TestComponentsGolden(t *testing.T) {
-	for _, stacks := range []string{"all", "2x", "3x"} {
+	for _, stacks := range []string{"all", "2x", "3x", "3x-oauth"} {
 		t.Run(stacks, func(t *testing.T) {
 			b := goldenBuilder(t, stacks)
 			specs, err := b.specs()

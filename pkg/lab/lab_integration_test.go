@@ -528,8 +528,9 @@ func TestStatusAndScenario(t *testing.T) {
 	if sc.Lab != labDir {
 		t.Errorf("scenario names lab %q, want %q", sc.Lab, labDir)
 	}
-	if len(sc.Targets) != 2 || sc.Targets[0].Token.File == "" || sc.Targets[1].Token.OIDC == nil ||
-		sc.Targets[1].Token.OIDC.PasswordFile == "" || len(sc.Targets[1].Rungs) != 4 {
+	if len(sc.Targets) != 3 || sc.Targets[0].Token.File == "" || sc.Targets[1].Token.OIDC == nil ||
+		sc.Targets[1].Token.OIDC.PasswordFile == "" || len(sc.Targets[1].Rungs) != 4 ||
+		sc.Targets[2].Token.File == "" || len(sc.Targets[2].Rungs) != 4 {
 		t.Errorf("scenario targets: %+v", sc.Targets)
 	}
 	rec, err := Open(labDir).Record()

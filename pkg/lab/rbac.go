@@ -17,7 +17,7 @@ type rbacObject struct {
 
 // rbacObjects are the lab's RBAC objects: a namespace, a Role allowing get
 // on services/proxy "echo" (what kube-rbac-proxy's resourceAttributes ask),
-// a RoleBinding for alice (bob gets none), and system:auth-delegator for the
+// a RoleBinding for alice and the token pool's users (bob gets none), and system:auth-delegator for the
 // proxies' service accounts so they may create TokenReviews and SARs.
 func rbacObjects() []rbacObject {
 	meta := func(name string) map[string]any { return map[string]any{"name": name} }
@@ -32,14 +32,17 @@ func rbacObjects() []rbacObject {
 				"resourceNames": []string{EchoService}, "verbs": []string{"get"}}}}},
 		{"/apis/rbac.authorization.k8s.io/v1/namespaces/" + Namespace + "/rolebindings", map[string]any{
 			"apiVersion": rbacAPI + "/v1", "kind": "RoleBinding", "metadata": meta("echo-reader-alice"),
-			"roleRef":  map[string]any{"apiGroup": rbacAPI, "kind": "Role", "name": "echo-reader"},
-			"subjects": []any{map[string]any{"apiGroup": rbacAPI, "kind": "User", "name": UserAlice}}}},
+			"roleRef": map[string]any{"apiGroup": rbacAPI, "kind": "Role", "name": "echo-reader"},
+			"subjects": []any{map[string]any{"apiGroup": rbacAPI, "kind": "User", "name": UserAlice},
+				map[string]any{"apiGroup": rbacAPI, "kind": "Group", "name": GroupTokenPool}}}},
 		{"/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", map[string]any{
 			"apiVersion": rbacAPI + "/v1", "kind": "ClusterRoleBinding", "metadata": meta("authbench-proxies-auth-delegator"),
 			"roleRef": map[string]any{"apiGroup": rbacAPI, "kind": "ClusterRole", "name": "system:auth-delegator"},
 			"subjects": []any{
 				map[string]any{"kind": "ServiceAccount", "namespace": Namespace, "name": "oauth-proxy"},
-				map[string]any{"kind": "ServiceAccount", "namespace": Namespace, "name": "kube-rbac-proxy"}}}},
+				map[string]any{"kind": "ServiceAccount", "namespace": Namespace, "name": "kube-rbac-proxy"},
+				map[string]any{"kind": "ServiceAccount", "namespace": Namespace, "name": CompKubeAuthProxyOAuth},
+				map[string]any{"kind": "ServiceAccount", "namespace": Namespace, "name": CompKubeRBACProxyOAuth}}}},
 	}
 }
 

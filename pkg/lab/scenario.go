@@ -22,7 +22,15 @@ const (
 const (
 	Target2x = "lab-2x"
 	Target3x = "lab-3x"
+	// Target3xOAuth is stack 3x-oauth's target.
+	Target3xOAuth = "lab-3x-oauth"
 )
+
+// TargetName is a stack's target in the lab's scenario ("" for an unknown
+// stack).
+func TargetName(stack string) string {
+	return map[string]string{Stack2x: Target2x, Stack3x: Target3x, Stack3xOAuth: Target3xOAuth}[stack]
+}
 
 // stackTargets describes each stack as a target: its outer URL and its
 // layers, from the client inwards, with their own entry points.
@@ -45,6 +53,10 @@ func stackTargets(c Config, specs []*spec) []StackTarget {
 	if c.has(Stack3x) {
 		out = append(out, mk(Target3x, Stack3x, CompNginx, CompOAuth2Proxy, CompKubeRBACProxy, CompEcho3x))
 	}
+	if c.has(Stack3xOAuth) {
+		out = append(out, mk(Target3xOAuth, Stack3xOAuth, CompNginxOAuth, CompKubeAuthProxyOAuth,
+			CompKubeRBACProxyOAuth, CompEcho3xOAuth))
+	}
 	return out
 }
 
@@ -64,6 +76,9 @@ func labNotes(specs []*spec) []string {
 			notes = append(notes, "stack 3x: nginx stands in for Envoy (no Envoy binary here): auth_request sends the original method and path to oauth2-proxy without the body over kept-alive connections, and only a 200 allows (other 2xx become 403)")
 		case CompOAuth2Proxy:
 			notes = append(notes, "stack 3x: oauth2-proxy runs with --upstream=static://200 --skip-jwt-bearer-tokens --force-json-errors, verifying Keycloak JWTs locally against the realm's JWKS; kube-rbac-proxy then does TokenReview (the apiserver verifies the OIDC token) and SubjectAccessReview")
+		case CompKubeAuthProxyOAuth:
+			notes = append(notes, fmt.Sprintf("stack 3x-oauth: kube-auth-proxy cannot be built from the module mirror, so kube-rbac-proxy plays it as the ext_authz service (nginx auth_request over TLS), in front of %s answering 200; it validates the opaque sha256~ token with a TokenReview and authorises it with a SubjectAccessReview, then the %s sidecar does both again. Caches (both proxies): %s. Their API clients run at %d QPS, burst %d, instead of client-go's 5/10, so that cache misses measure the API server",
+				CompAuthzOKOAuth, CompKubeRBACProxyOAuth, KubeRBACProxyCache, OAuthKubeAPIQPS, OAuthKubeAPIBurst))
 		}
 	}
 	return notes
@@ -77,6 +92,18 @@ type scenarioFile struct {
 	Targets []scenarioTarget `yaml:"targets"`
 	Load    scenarioLoad     `yaml:"load"`
 	Client  scenarioClient   `yaml:"client"`
+	// Observe and Prometheus sample a kube lab's pods through its
+	// Prometheus (cAdvisor), with the default container profile.
+	Observe    []scenarioObserve `yaml:"observe,omitempty"`
+	Prometheus *LabPrometheus    `yaml:"prometheus,omitempty"`
+}
+
+type scenarioObserve struct {
+	Name      string `yaml:"name"`
+	Role      string `yaml:"role,omitempty"`
+	Namespace string `yaml:"namespace"`
+	Pod       string `yaml:"pod"`
+	Container string `yaml:"container"`
 }
 
 type scenarioTarget struct {
@@ -126,6 +153,15 @@ func scenarioYAML(s *State) ([]byte, error) {
 		fmt.Fprintf(&head, "# %s: %s\n#   %s\n", t.Name, stackTitle(t.Stack), strings.Join(chain, " -> "))
 		f.Targets = append(f.Targets, st)
 	}
+	if s.Prometheus != nil {
+		f.Prometheus = s.Prometheus
+		for _, c := range s.Components {
+			if c.Namespace != "" {
+				f.Observe = append(f.Observe, scenarioObserve{Name: c.Name, Role: c.Role,
+					Namespace: c.Namespace, Pod: c.Pod, Container: c.Container})
+			}
+		}
+	}
 	var b bytes.Buffer
 	b.WriteString(head.String())
 	enc := yaml.NewEncoder(&b)
@@ -138,7 +174,10 @@ func scenarioYAML(s *State) ([]byte, error) {
 
 // tokenFor is a stack's token source: references to files, never values.
 func tokenFor(s *State, stack string) *auth.Spec {
-	if stack == Stack2x {
+	if stack == Stack2x || stack == Stack3xOAuth {
+		if s.TokenPool != nil {
+			return &auth.Spec{Pool: &auth.Pool{File: s.TokenPool.File}}
+		}
 		return &auth.Spec{File: secretPaths(s.Dir).TokenFile(UserAlice)}
 	}
 	kc, _ := s.Component(CompKeycloak)
@@ -155,8 +194,11 @@ func tokenFor(s *State, stack string) *auth.Spec {
 }
 
 func stackTitle(stack string) string {
-	if stack == Stack2x {
+	switch stack {
+	case Stack2x:
 		return "2x, Route + oauth-proxy"
+	case Stack3xOAuth:
+		return "3x-oauth, Gateway + kube-auth-proxy (OpenShift OAuth tokens, TokenReview) + kube-rbac-proxy"
 	}
 	return "3x, Gateway + kube-auth-proxy + kube-rbac-proxy"
 }

@@ -21,6 +21,10 @@ const (
 	// system:auth-delegator so they may create TokenReviews and SARs.
 	SAOauthProxy    = "system:serviceaccount:authbench:oauth-proxy"
 	SAKubeRBACProxy = "system:serviceaccount:authbench:kube-rbac-proxy"
+	// Stack 3x-oauth's ext_authz service and sidecar, apart from 3x's so
+	// that the audit log tells their reviews apart.
+	SAKubeAuthProxyOAuth = "system:serviceaccount:authbench:" + CompKubeAuthProxyOAuth
+	SAKubeRBACProxyOAuth = "system:serviceaccount:authbench:" + CompKubeRBACProxyOAuth
 )
 
 // tokenUser is one line of the token-auth file.
@@ -36,12 +40,14 @@ var tokenUsers = []tokenUser{
 	{UserBob, UserBob, []string{"authbench-users"}},
 	{"oauth-proxy", SAOauthProxy, []string{"system:serviceaccounts", "system:serviceaccounts:authbench"}},
 	{"kube-rbac-proxy", SAKubeRBACProxy, []string{"system:serviceaccounts", "system:serviceaccounts:authbench"}},
+	{CompKubeAuthProxyOAuth, SAKubeAuthProxyOAuth, []string{"system:serviceaccounts", "system:serviceaccounts:authbench"}},
+	{CompKubeRBACProxyOAuth, SAKubeRBACProxyOAuth, []string{"system:serviceaccounts", "system:serviceaccounts:authbench"}},
 }
 
 // Secrets are the lab's secret files (mode 0600). Only paths leave this
 // package: scenarios and state reference files, never values.
 type Secrets struct {
-	TokensDir         string // DIR/tokens/NAME: admin, alice, bob, oauth-proxy, kube-rbac-proxy
+	TokensDir         string // DIR/tokens/NAME: admin, alice, bob, the proxies' identities, pool
 	TokenAuthFile     string // kube-apiserver --token-auth-file
 	ClientSecret      string // Keycloak confidential client's secret
 	CookieSecret      string // oauth2-proxy's cookie secret

@@ -171,6 +171,9 @@ func (s *supervisor) plan() (*builder, []*spec, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := ensureTokenPool(secrets, s.cfg.TokenPool); err != nil {
+		return nil, nil, err
+	}
 	names := portNames(s.cfg)
 	if err := ports.ValidatePinned(s.cfg.Ports, names); err != nil {
 		return nil, nil, err
@@ -214,6 +217,12 @@ func (s *supervisor) plan() (*builder, []*spec, error) {
 		}
 		st.Targets = stackTargets(s.cfg, specs)
 		st.Notes = labNotes(specs)
+		if s.cfg.TokenPool > 0 {
+			st.TokenPool = &TokenPool{Users: s.cfg.TokenPool, File: secrets.TokenFile(TokenPoolFile),
+				First: PoolUser(1), Last: PoolUser(s.cfg.TokenPool)}
+			st.Notes = append(st.Notes, fmt.Sprintf("token pool: %d static tokens for %s ... %s (bound like alice) in %s; the static-token stacks' scenario targets send them round-robin",
+				s.cfg.TokenPool, PoolUser(1), PoolUser(s.cfg.TokenPool), st.TokenPool.File))
+		}
 	})
 	return b, specs, nil
 }

@@ -8,6 +8,11 @@ import (
 
 // The components both stacks share: etcd and the kube-apiserver.
 
+// AuditLog is the kube-apiserver's audit log, relative to the lab
+// directory: every TokenReview and SubjectAccessReview with its caller
+// (what observe.NewAuditReviews counts).
+const AuditLog = "logs/kube-apiserver-audit.log"
+
 // etcd is the kube-apiserver's store, fresh at every start.
 func (b *builder) etcd() (*spec, error) {
 	bin, err := lookupTool("etcd")
@@ -42,7 +47,7 @@ func (b *builder) apiserver() (*spec, error) {
 	if err != nil {
 		return nil, err
 	}
-	audit := b.path("logs", "kube-apiserver-audit.log")
+	audit := b.path(AuditLog)
 	argv := []string{bin,
 		"--etcd-servers=" + b.url("http", CompEtcd, ""),
 		"--bind-address=" + loopback, "--advertise-address=" + loopback,

@@ -59,7 +59,7 @@ func WriteStatus(w io.Writer, s *State) error {
 	for _, t := range s.Targets {
 		fmt.Fprintf(w, "\n%s (%s): %s\n", t.Name, stackTitle(t.Stack), t.URL)
 		for _, l := range t.Layers {
-			fmt.Fprintf(w, "  %-16s %s\n", l.Layer, l.URL)
+			fmt.Fprintf(w, "  %-22s %s\n", l.Layer, l.URL)
 		}
 	}
 	if len(s.Notes) > 0 {

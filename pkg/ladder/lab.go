@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/authbench/authbench/pkg/lab"
 	"github.com/authbench/authbench/pkg/plan"
@@ -21,9 +22,9 @@ const NginxAccessLog = "logs/nginx-access.log"
 // log, and the lab's record for run.json. Options.Plan is the lab's
 // scenario, its target the stack's.
 func LabOptions(dir, stack string) (Options, error) {
-	name := map[string]string{lab.Stack2x: lab.Target2x, lab.Stack3x: lab.Target3x}[stack]
+	name := lab.TargetName(stack)
 	if name == "" {
-		return Options{}, fmt.Errorf("unknown stack %q: want 2x or 3x", stack)
+		return Options{}, fmt.Errorf("unknown stack %q: want %s", stack, strings.Join(lab.Stacks(), ", "))
 	}
 	if dir == "" {
 		dir = lab.DefaultDir()
@@ -64,7 +65,7 @@ func LabOptions(dir, stack string) (Options, error) {
 	if len(t.Layers) > 0 {
 		if c, ok := st.Component(t.Layers[0]); ok {
 			o.Gateway = &GatewayLog{Path: c.Log, Gateway: c.Name}
-			if access := filepath.Join(abs, NginxAccessLog); c.Name == lab.CompNginx && exists(access) {
+			if access := filepath.Join(abs, "logs", c.Name+"-access.log"); c.Program == "nginx" && exists(access) {
 				o.Gateway.Path = access
 			}
 		}

@@ -93,6 +93,9 @@ type Options struct {
 	Log io.Writer
 	// Monitor, when set, samples components during every turn.
 	Monitor *observe.Monitor
+	// Reviews, when set, counts the API server's reviews per turn, so
+	// that the apiserver-reviews finding can charge them to a layer.
+	Reviews observe.ReviewCounter
 	// Lab is recorded in run.json.
 	Lab *results.Lab
 	// Executor runs the load. Default runner.NewLocal(): this process.

@@ -127,6 +127,8 @@ func (s *summaryWriter) targetSections(t targetRun) {
 	s.errorsSection(t)
 	s.slo(t)
 	s.resources(t)
+	s.apiserver(t)
+	s.generatorPods(t)
 	s.recommendations(t)
 	if len(s.targets) == 1 {
 		s.findings(s.run.Findings)

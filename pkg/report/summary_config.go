@@ -221,6 +221,14 @@ func authLine(t *plan.Target) string {
 		d = "command — bearer token printed by " + code(sp.Command)
 	case "oidc":
 		d = "oidc — " + oidcLine(sp.OIDC)
+	case "pool":
+		d = "pool — a different bearer token per request (" + poolOrder(sp.Pool) + ")"
+		if sp.Pool.File != "" {
+			d += ", one per line of " + code(sp.Pool.File)
+		}
+		if n := len(sp.Pool.Sources); n > 0 {
+			d += fmt.Sprintf(", and %d further sources", n)
+		}
 	default:
 		d = "none — no token source"
 		for _, h := range t.Headers {
@@ -296,4 +304,11 @@ func (s *summaryWriter) describeLayer(layer string) string {
 		return layer + " (lab: " + strings.Join(parts, ", ") + ")"
 	}
 	return layer
+}
+
+func poolOrder(p *auth.Pool) string {
+	if p.Order == "" {
+		return auth.OrderRoundRobin
+	}
+	return p.Order
 }

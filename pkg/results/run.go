@@ -20,6 +20,9 @@ const (
 	SummaryFile  = "summary.md"
 )
 
+// KindCapacity marks a capacity search's run (Run.Kind).
+const KindCapacity = "capacity"
+
 // Run is the content of run.json.
 type Run struct {
 	SchemaVersion    int       `json:"schema_version"`
@@ -28,6 +31,11 @@ type Run struct {
 	ID               string    `json:"id"`
 	Start            time.Time `json:"start"`
 	End              time.Time `json:"end"`
+	// Kind says what the run measured: "" for the iterations of one load,
+	// KindCapacity for a capacity search whose Results are its steps (one
+	// per offered rate, in the order measured), points of a curve rather
+	// than iterations of one load. Default "".
+	Kind string `json:"kind,omitempty"`
 	// Partial is true when the run was interrupted; what was measured is kept.
 	Partial bool `json:"partial,omitempty"`
 	// Imported is set for runs converted from another tool's output.
@@ -129,6 +137,12 @@ type Result struct {
 	HistogramFile string `json:"histogram_file,omitempty"`
 	// Components are resource samples per component (issue 4).
 	Components []ComponentUsage `json:"components,omitempty"`
+	// Pods, when the load came from pods (run --pods), is the per-pod
+	// table and coverage. Default nil: load from this process.
+	Pods *PodExecution `json:"pods,omitempty"`
+	// APIServer counts the API server's TokenReviews and SARs during the
+	// iteration (issue 15), when a review counter was given.
+	APIServer *APIServerReviews `json:"apiserver,omitempty"`
 	// Unavailable names what the source did not measure, so that a zero
 	// reads "unknown" rather than "zero": Latency keys ("min", "stddev",
 	// "p75", "p90", "p999", "p9999"), "phases" (or "phases.tls", ...),
@@ -317,6 +331,9 @@ type LabComponent struct {
 	Version string `json:"version,omitempty"`
 	URL     string `json:"url,omitempty"`
 	Limit   string `json:"limit,omitempty"`
+	// Workload is where a Kubernetes lab runs the component, e.g.
+	// "Deployment authbench/oauth2-proxy, container oauth2-proxy".
+	Workload string `json:"workload,omitempty"`
 }
 
 // Lag summarises how late requests were sent against their schedule, in

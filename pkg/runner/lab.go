@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"path/filepath"
 
 	"github.com/authbench/authbench/pkg/lab"
 	"github.com/authbench/authbench/pkg/observe"
@@ -29,6 +30,9 @@ type Observation struct {
 	Lab *results.Lab
 	// Unobserved is a lab the plan names that could not be sampled.
 	Unobserved *results.UnobservedLab
+	// Reviews counts the observed lab's API server reviews from its audit
+	// log (nil: no lab observed).
+	Reviews observe.ReviewCounter
 }
 
 // Observe builds a run's sampling: authbench itself (always, so a
@@ -52,6 +56,9 @@ func Observe(ctx context.Context, p *plan.Plan, o ObserveOptions) (*Observation,
 		return nil, err
 	}
 	obs := &Observation{Lab: rec}
+	if rec != nil {
+		obs.Reviews = labReviews(ctx, dir)
+	}
 	if rec == nil && !explicit && p.Lab != "" {
 		obs.Unobserved = &results.UnobservedLab{Dir: p.Lab, Reason: "the scenario names it, but it is not running or its targets are not the lab's"}
 	}
@@ -83,6 +90,9 @@ func LabComponents(dir string, p *plan.Plan, explicit bool) ([]observe.LocalComp
 	for _, c := range st.Components {
 		if len(stacks) > 0 && c.Stack != lab.StackShared && !stacks[c.Stack] {
 			continue
+		}
+		if c.Cgroup == "" && c.PID == 0 {
+			continue // a kube lab's pod: sampled through the lab's Prometheus
 		}
 		comps = append(comps, observe.LocalComponent{Name: c.Name, Role: c.Role, Cgroup: c.Cgroup, PID: c.PID})
 	}
@@ -154,4 +164,19 @@ func targetsLab(p *plan.Plan, st *lab.State) bool {
 		}
 	}
 	return false
+}
+
+// labReviews is the lab's review counter, read once here so that the
+// first recorded phase does not parse the audit log's history. A lab
+// without the log (a platform that keeps none) counts nothing.
+func labReviews(ctx context.Context, dir string) observe.ReviewCounter {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil
+	}
+	c := observe.NewAuditReviews(filepath.Join(abs, lab.AuditLog))
+	if _, err := c.Read(ctx); err != nil {
+		return nil
+	}
+	return c
 }

@@ -35,6 +35,8 @@ type Options struct {
 	Progress io.Writer
 	// Monitor, when set, samples components during the run.
 	Monitor *observe.Monitor
+	// Reviews, when set, counts the API server's reviews per iteration.
+	Reviews observe.ReviewCounter
 	// Lab describes the lab the plan targets, if any.
 	Lab *results.Lab
 	// Unobserved, when set, says which lab the plan targets without being
@@ -71,7 +73,7 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 		return nil, err
 	}
 	c := Common{Out: o.Out, CommandLine: o.CommandLine, Version: o.Version, Log: o.Log,
-		Monitor: o.Monitor, Lab: o.Lab, Executor: o.Executor}
+		Monitor: o.Monitor, Reviews: o.Reviews, Lab: o.Lab, Executor: o.Executor}
 	s, err := NewSession(ctx, c, p.Name, p.Client, p.Targets)
 	if err != nil {
 		return nil, err

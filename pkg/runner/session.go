@@ -32,6 +32,10 @@ type Common struct {
 	Log io.Writer
 	// Monitor, when set, samples components during every phase.
 	Monitor *observe.Monitor
+	// Reviews, when set, counts the Kubernetes API server's TokenReviews
+	// and SubjectAccessReviews around every recorded phase
+	// (results.Result.APIServer).
+	Reviews observe.ReviewCounter
 	// Lab describes the lab being observed, if any.
 	Lab *results.Lab
 	// Executor runs the load. Default NewLocal(): this process.
@@ -155,6 +159,7 @@ func (s *Session) Measure(ctx context.Context, i int, name string, it int, spec 
 			hlog, ph.HistogramLog = f, f
 		}
 	}
+	before := s.readReviews(ctx)
 	m, err := s.c.Executor.Execute(ctx, ph)
 	if err != nil {
 		if hlog != nil {
@@ -170,6 +175,9 @@ func (s *Session) Measure(ctx context.Context, i int, name string, it int, spec 
 	}
 	if s.c.Monitor != nil {
 		res.Components = s.c.Monitor.Usage(res.Start, res.End, res.Requests)
+	}
+	if s.c.Reviews != nil {
+		res.APIServer = observe.ReviewWindow(s.c.Reviews.Source(), before, s.readReviews(ctx), res.Requests)
 	}
 	s.Run.Results = append(s.Run.Results, res)
 	s.Timeline.Series = append(s.Timeline.Series, results.Series{Target: name, Iteration: it, Points: m.Series})
@@ -215,4 +223,19 @@ func (s *Session) Write() error {
 // Outcome is what the session produced.
 func (s *Session) Outcome() *Outcome {
 	return &Outcome{Dir: s.Dir, Run: s.Run, Timeline: s.Timeline}
+}
+
+// readReviews reads the review counter; a counter that fails is a
+// warning, and the run goes on without review counts (a zero tally makes
+// ReviewWindow return nil).
+func (s *Session) readReviews(ctx context.Context) observe.ReviewTally {
+	if s.c.Reviews == nil {
+		return observe.ReviewTally{}
+	}
+	t, err := s.c.Reviews.Read(ctx)
+	if err != nil {
+		fmt.Fprintf(s.c.Log, "warning: API server reviews not counted: %v\n", err)
+		s.c.Reviews = nil
+	}
+	return t
 }

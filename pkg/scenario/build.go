@@ -113,6 +113,7 @@ func (b *builder) plan(f *fileSpec) *plan.Plan {
 	p.Observe = b.observe(f.Observe)
 	p.Prometheus = b.prometheus(f.Prometheus)
 	p.Capacity = b.capacity(f.Capacity)
+	p.Execution = b.execution(p, f.Execution)
 	if f.SampleInterval != nil {
 		p.SampleInterval = plan.Duration(*f.SampleInterval)
 		b.give(p, f, "", "sample_interval")
@@ -348,14 +349,14 @@ func (b *builder) token(t *tokenSpec, path string) *auth.Spec {
 	for _, k := range []struct {
 		name string
 		set  bool
-	}{{"env", t.Env != ""}, {"file", t.File != ""}, {"command", t.Command != ""}, {"oidc", t.OIDC != nil}} {
+	}{{"env", t.Env != ""}, {"file", t.File != ""}, {"command", t.Command != ""}, {"oidc", t.OIDC != nil}, {"pool", t.Pool != nil}} {
 		if k.set {
 			kinds = append(kinds, k.name)
 		}
 	}
 	switch {
 	case len(kinds) == 0:
-		b.errAt(t, path, "", "no token source: give one of env, file, command or oidc")
+		b.errAt(t, path, "", "no token source: give one of env, file, command, oidc or pool")
 	case len(kinds) > 1:
 		b.errAt(t, path, "", "give only one token source, not %s", strings.Join(kinds, " and "))
 	}
@@ -374,5 +375,34 @@ func (b *builder) token(t *tokenSpec, path string) *auth.Spec {
 	if t.OIDC != nil {
 		s.OIDC = b.oidc(t.OIDC, join(path, "oidc"))
 	}
+	if t.Pool != nil {
+		s.Pool = b.pool(t.Pool, join(path, "pool"))
+	}
 	return s
+}
+
+// pool checks a token pool and resolves its file and sources.
+func (b *builder) pool(p *poolSpec, path string) *auth.Pool {
+	out := &auth.Pool{File: b.file(p, path, "file", p.File), Order: p.Order}
+	switch p.Order {
+	case "", auth.OrderRoundRobin, auth.OrderRandom:
+	default:
+		b.errAt(p, path, "order", "want %q or %q, got %q", auth.OrderRoundRobin, auth.OrderRandom, p.Order)
+	}
+	if p.File == "" && len(p.Sources) == 0 {
+		b.errAt(p, path, "", "give a file of tokens or a list of sources")
+	}
+	for i, src := range p.Sources {
+		sp := fmt.Sprintf("%s[%d]", join(path, "sources"), i)
+		if src == nil {
+			b.errAt(p, path, "sources", "sources[%d] is empty", i)
+			continue
+		}
+		if src.Pool != nil {
+			b.errAt(src, sp, "pool", "a pool cannot hold a pool")
+			continue
+		}
+		out.Sources = append(out.Sources, *b.token(src, sp))
+	}
+	return out
 }

@@ -35,6 +35,9 @@ type fileSpec struct {
 	// samples that lab's components. Default: the running lab in the
 	// default directory, when the targets point at it.
 	Lab string `yaml:"lab"`
+	// Execution runs the load from pods of a Kubernetes Job. Default:
+	// none (this process).
+	Execution *executionSpec `yaml:"execution"`
 }
 
 // targetSpec is one endpoint.
@@ -94,6 +97,19 @@ type tokenSpec struct {
 	Refresh *duration `yaml:"refresh"`
 	// OIDC gets the token from an OpenID Connect provider.
 	OIDC *oidcSpec `yaml:"oidc"`
+	// Pool hands out many tokens, one per request.
+	Pool *poolSpec `yaml:"pool"`
+}
+
+// poolSpec is a pool of tokens, e.g. {file: tokens/pool} as `lab up
+// --token-pool N` writes: a per-token cache then misses as under many users.
+type poolSpec struct {
+	// File holds one token per line, relative to the scenario file.
+	File string `yaml:"file"`
+	// Sources are token sources of any kind but pool. Default: none.
+	Sources []*tokenSpec `yaml:"sources"`
+	// Order is "round-robin" or "random". Default "round-robin".
+	Order string `yaml:"order"`
 }
 
 // oidcSpec is an OAuth2 grant against an OIDC provider, e.g. Keycloak with

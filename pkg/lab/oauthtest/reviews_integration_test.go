@@ -1,0 +1,128 @@
+//go:build integration
+
+package oauthtest
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/authbench/authbench/pkg/auth"
+	"github.com/authbench/authbench/pkg/lab"
+	"github.com/authbench/authbench/pkg/ladder"
+	"github.com/authbench/authbench/pkg/observe"
+	"github.com/authbench/authbench/pkg/plan"
+	"github.com/authbench/authbench/pkg/results"
+	"github.com/authbench/authbench/pkg/runner"
+	"github.com/authbench/authbench/pkg/scenario"
+)
+
+// labPlan is the lab's own scenario, reduced to the named targets.
+func labPlan(t *testing.T, targets ...string) *plan.Plan {
+	t.Helper()
+	l := lab.Open(labDir)
+	y, err := l.Scenario()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := scenario.Parse(filepath.Join(labDir, lab.ScenarioFile), y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keep []plan.Target
+	for _, name := range targets {
+		tg, err := ladder.FindTarget(p, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		keep = append(keep, tg)
+	}
+	p.Targets = keep
+	return p
+}
+
+// run sends the plan through the orchestrator and returns the review
+// counts of each counter over the whole run (probe included).
+func countedRun(t *testing.T, p *plan.Plan) ([]observe.ReviewTally, []observe.ReviewTally, int64) {
+	t.Helper()
+	cs := counters(t)
+	before := readAll(t, cs)
+	out, err := runner.Run(t.Context(), runner.Options{Plan: p, Out: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := readAll(t, cs)
+	var sent int64
+	for _, r := range out.Run.Results {
+		sent += r.Requests
+		if r.Successes != r.Requests {
+			t.Errorf("%s: %d of %d requests succeeded (%v)", r.Target, r.Successes, r.Requests, r.Status)
+		}
+	}
+	return before, after, sent
+}
+
+// With one token the caches answer: the API server sees a handful of
+// reviews. With a pool of distinct tokens every request is a first use:
+// each proxy (the ext_authz service and the sidecar) makes one TokenReview
+// and one SubjectAccessReview per request, probe included. Both counters,
+// /metrics and the audit log, must agree.
+func TestReviewsCounted(t *testing.T) {
+	const requests = 400
+	base := labPlan(t, lab.Target3xOAuth)
+	base.Load = plan.Load{Requests: requests, Concurrency: 8, Iterations: 1}
+	tests := []struct {
+		name  string
+		token *auth.Spec
+		// wantPerProxy is each proxy's reviews of each kind per request
+		// sent (the probe is one more request).
+		wantPerProxy float64
+	}{
+		{"one token", &auth.Spec{File: filepath.Join(labDir, "tokens", lab.UserAlice)}, 0},
+		{"pool of distinct tokens", &auth.Spec{Pool: &auth.Pool{File: poolSlice(t, 0, 1000)}}, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := *base
+			p.Targets = append([]plan.Target(nil), base.Targets...)
+			p.Targets[0].Token = tt.token
+			before, after, sent := countedRun(t, &p)
+			if sent != requests {
+				t.Fatalf("sent %d requests, want %d", sent, requests)
+			}
+			probe := int64(1)
+			for i, c := range counters(t) {
+				w := observe.ReviewWindow(c.Source(), before[i], after[i], sent+probe)
+				t.Logf("%s: %d TokenReviews, %d SARs for %d requests and the probe (%.2f ms of API server time per request); callers %+v",
+					w.Source, w.TokenReviews, w.SubjectAccessReviews, sent, w.ReviewMsPerRequest, w.Callers)
+				if tt.wantPerProxy == 0 {
+					if w.TokenReviews > 4 || w.SubjectAccessReviews > 4 {
+						t.Errorf("%s: %d TokenReviews and %d SARs with one token: want a handful (the caches answer)", w.Source, w.TokenReviews, w.SubjectAccessReviews)
+					}
+					continue
+				}
+				want := int64(2 * (sent + probe)) // two proxies
+				for kind, got := range map[string]int64{"TokenReviews": w.TokenReviews, "SARs": w.SubjectAccessReviews} {
+					if got < want || got > want+4 {
+						t.Errorf("%s: %d %s with %d distinct tokens, want %d (one per proxy per request)", w.Source, got, kind, sent+probe, want)
+					}
+				}
+				if w.Source == observe.ReviewSourceAudit {
+					for _, sa := range []string{lab.SAKubeAuthProxyOAuth, lab.SAKubeRBACProxyOAuth} {
+						if n := callerTokenReviews(w.Callers, sa); n < sent+probe || n > sent+probe+2 {
+							t.Errorf("audit: %s made %d TokenReviews, want %d", sa, n, sent+probe)
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+func callerTokenReviews(cs []results.CallerReviews, caller string) int64 {
+	for _, c := range cs {
+		if c.Caller == caller {
+			return c.TokenReviews
+		}
+	}
+	return 0
+}

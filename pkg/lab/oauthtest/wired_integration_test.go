@@ -1,0 +1,54 @@
+//go:build integration
+
+package oauthtest
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/authbench/authbench/pkg/analyze"
+	"github.com/authbench/authbench/pkg/auth"
+	"github.com/authbench/authbench/pkg/lab"
+	"github.com/authbench/authbench/pkg/plan"
+	"github.com/authbench/authbench/pkg/results"
+	"github.com/authbench/authbench/pkg/runner"
+)
+
+// Once wired (runner.Observe -> Options.Reviews), every iteration records
+// the API server's reviews in run.json and the summary.
+func TestReviewsInRunJSON(t *testing.T) {
+	p := labPlan(t, lab.Target3xOAuth)
+	p.Targets[0].Token = &auth.Spec{Pool: &auth.Pool{File: poolSlice(t, 4000, 5000)}}
+	p.Load = plan.Load{Requests: 300, Concurrency: 8, Iterations: 2}
+	obs, err := runner.Observe(t.Context(), p, runner.ObserveOptions{LabDir: labDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if obs.Reviews == nil {
+		t.Fatal("Observe gave no review counter for the lab")
+	}
+	out, err := runner.Run(t.Context(), runner.Options{Plan: p, Out: t.TempDir(), Monitor: obs.Monitor, Lab: obs.Lab, Reviews: obs.Reviews})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range out.Run.Results {
+		if r.APIServer == nil || r.APIServer.TokenReviews != 2*r.Requests {
+			t.Errorf("iteration %d: %+v, want %d TokenReviews", r.Iteration, r.APIServer, 2*r.Requests)
+		}
+	}
+	for _, f := range out.Run.Findings {
+		t.Logf("finding %s: %s", f.Kind, f.Evidence)
+	}
+	_ = analyze.KindAPIServerReviews
+	b, err := os.ReadFile(filepath.Join(out.Dir, results.SummaryFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := strings.Index(string(b), "## API Server Reviews")
+	if i < 0 {
+		t.Fatalf("summary has no API Server Reviews section")
+	}
+	t.Logf("%s", string(b)[i:min(len(b), i+1200)])
+}

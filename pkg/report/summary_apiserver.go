@@ -1,0 +1,68 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/authbench/authbench/pkg/results"
+)
+
+// apiserver is the "API Server Reviews" section: what the auth path asked
+// the Kubernetes API server per iteration (results.APIServerReviews), and
+// who asked when the audit log tells. Nothing when no iteration was counted.
+func (s *summaryWriter) apiserver(t targetRun) {
+	var rs []results.Result
+	for _, r := range t.results {
+		if r.APIServer != nil {
+			rs = append(rs, r)
+		}
+	}
+	if len(rs) == 0 {
+		return
+	}
+	s.heading(2, "API Server Reviews")
+	s.printf("| Iteration | Requests | TokenReviews | SubjectAccessReviews | Reviews per Request | API Server ms per Request | Mean Review |\n")
+	s.printf("|-----------|----------|--------------|----------------------|---------------------|---------------------------|-------------|\n")
+	for _, r := range rs {
+		a := r.APIServer
+		s.printf("| %d | %s | %s | %s | %s | %s | %s |\n", r.Iteration, fmtCount(r.Requests),
+			fmtCount(a.TokenReviews), fmtCount(a.SubjectAccessReviews),
+			fmtSig(a.TokenReviewsPerRequest+a.SARsPerRequest, 3), fmtSig(a.ReviewMsPerRequest, 3), meanReview(a))
+	}
+	last := rs[len(rs)-1].APIServer
+	s.printf("\nCounted from the API server's %s. ", sourceText(last.Source))
+	s.printf("A proxy whose cache answers makes a handful of reviews per run; reviews in proportion to requests mean every request waits for round trips to the API server.\n\n")
+	if callers := callerLine(last); callers != "" {
+		s.printf("Callers in iteration %d: %s.\n\n", rs[len(rs)-1].Iteration, callers)
+	}
+}
+
+func sourceText(src string) string {
+	if src == "audit" {
+		return "audit log (which names each review's caller)"
+	}
+	return "/metrics (apiserver_request_total, apiserver_request_duration_seconds)"
+}
+
+func meanReview(a *results.APIServerReviews) string {
+	var parts []string
+	if a.TokenReviews > 0 {
+		parts = append(parts, "TokenReview "+fmtSig(a.TokenReviewMeanMs, 3)+" ms")
+	}
+	if a.SubjectAccessReviews > 0 {
+		parts = append(parts, "SAR "+fmtSig(a.SARMeanMs, 3)+" ms")
+	}
+	if len(parts) == 0 {
+		return "—"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func callerLine(a *results.APIServerReviews) string {
+	var parts []string
+	for _, c := range a.Callers {
+		parts = append(parts, fmt.Sprintf("%s %s TokenReviews and %s SARs (%s ms per request)", code(c.Caller),
+			fmtCount(c.TokenReviews), fmtCount(c.SubjectAccessReviews), fmtSig(c.ReviewMsPerRequest, 3)))
+	}
+	return strings.Join(parts, "; ")
+}

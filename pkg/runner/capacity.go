@@ -1,0 +1,189 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/authbench/authbench/pkg/analyze"
+	"github.com/authbench/authbench/pkg/capacity"
+	"github.com/authbench/authbench/pkg/load"
+	"github.com/authbench/authbench/pkg/plan"
+	"github.com/authbench/authbench/pkg/results"
+	"github.com/authbench/authbench/pkg/store"
+)
+
+// CapacityOptions configure a capacity run: each target of the plan is
+// searched in turn (capacity.Search), each step an open-loop load.
+type CapacityOptions struct {
+	// Options are run's: the plan, files, sampling and executor.
+	Options
+	// Search configures every target's search. Its SLO, when zero, is the
+	// plan's.
+	Search capacity.Options
+	// Step is how long each step's load lasts. Default capacity.DefaultStep.
+	Step time.Duration
+}
+
+// CapacityOutcome is what a capacity run produced: the run directory,
+// whose Results are the steps, and one search result per target.
+type CapacityOutcome struct {
+	Outcome
+	Searches []*capacity.Result
+}
+
+// Capacity searches the capacity of the plan's targets under its SLO, in
+// one session like any run, and writes a run directory marked as a
+// capacity run: one Result per step (Iteration is the step's number,
+// TargetRPS its offered rate), the searches in capacity.File, and the
+// findings, SLO checks and sizing of the passing steps at the capacity
+// found. Interrupted, it keeps what it measured and returns
+// ErrInterrupted.
+func Capacity(ctx context.Context, o CapacityOptions) (*CapacityOutcome, error) {
+	if o.Out == "" {
+		o.Out = "runs"
+	}
+	p, err := capacityPlan(&o)
+	if err != nil {
+		return nil, err
+	}
+	c := Common{Out: o.Out, CommandLine: o.CommandLine, Version: o.Version, Log: o.Log,
+		Monitor: o.Monitor, Reviews: o.Reviews, Lab: o.Lab, Executor: o.Executor}
+	s, err := NewSession(ctx, c, p.Name, p.Client, p.Targets)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	s.Run.Plan, s.Run.Kind, s.Run.UnobservedLab = *p, results.KindCapacity, o.Unobserved
+	if err := s.CreateDir(); err != nil {
+		return nil, err
+	}
+	searches, serr := search(ctx, s, p, o)
+	interrupted := ctx.Err() != nil
+	if serr != nil && !interrupted {
+		fmt.Fprintf(s.Log(), "error: %v\n", serr)
+	}
+	out, werr := finishCapacity(s, p, searches, interrupted)
+	switch {
+	case werr != nil:
+		return out, werr
+	case interrupted:
+		return out, ErrInterrupted
+	}
+	return out, serr
+}
+
+// capacityPlan makes the plan an open loop of Step per step, takes its
+// SLO for the search, and validates both before any load.
+func capacityPlan(o *CapacityOptions) (*plan.Plan, error) {
+	if o.Step <= 0 {
+		o.Step = capacity.DefaultStep
+	}
+	p := o.Plan
+	p.Load.Duration, p.Load.Requests, p.Load.Iterations = plan.Duration(o.Step), 0, 1
+	if p.Load.Rate <= 0 {
+		// The plan records an open loop; each step's own rate is in its Result.
+		p.Load.Rate = o.Search.Min
+		if p.Load.Rate <= 0 {
+			p.Load.Rate = capacity.DefaultMin
+		}
+	}
+	if o.Search.SLO == (plan.SLO{}) && p.SLO != nil {
+		o.Search.SLO = *p.SLO
+	}
+	p.Complete()
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	return p, o.Search.Complete()
+}
+
+// search probes the targets, samples, warms up, then searches each
+// target in turn.
+func search(ctx context.Context, s *Session, p *plan.Plan, o CapacityOptions) ([]*capacity.Result, error) {
+	for i := range p.Targets {
+		s.Probe(ctx, i)
+	}
+	defer s.Sample(ctx)()
+	e := &execution{s: s, plan: p}
+	if e.warmup(ctx) {
+		return nil, ctx.Err()
+	}
+	var out []*capacity.Result
+	for i, t := range p.Targets {
+		fmt.Fprintf(s.Log(), "%s: searching capacity under %s\n", t.Name, capacity.SLOText(o.Search.SLO))
+		r, err := capacity.Search(ctx, stepper(s, p, i, o.Step), o.Search)
+		if r != nil {
+			r.Target = t.Name
+			out = append(out, r)
+		}
+		if err != nil {
+			return out, fmt.Errorf("searching %s: %w", t.Name, err)
+		}
+	}
+	return out, nil
+}
+
+// stepper is the search's Measure for target i: one open-loop phase per
+// step, recorded by the session like an iteration (numbered by step).
+func stepper(s *Session, p *plan.Plan, i int, step time.Duration) capacity.Measure {
+	name, n := p.Targets[i].Name, 0
+	return func(ctx context.Context, rate float64) (capacity.Point, error) {
+		n++
+		if n > 1 && Sleep(ctx, p.Load.Delay.D()) {
+			return capacity.Point{}, ctx.Err()
+		}
+		fmt.Fprintf(s.Log(), "%s: step %d at %.4g req/s\n", name, n, rate)
+		spec := load.Spec{Model: plan.Open, Duration: step, Concurrency: p.Load.Concurrency, Rate: rate}
+		m, interrupted := s.Measure(ctx, i, name, n, spec, nil)
+		switch {
+		case interrupted:
+			return capacity.Point{}, context.Canceled
+		case m == nil:
+			return capacity.Point{}, fmt.Errorf("step %d at %g req/s could not run", n, rate)
+		}
+		return capacity.PointFrom(s.Run.Results[len(s.Run.Results)-1]), nil
+	}
+}
+
+// finishCapacity closes the record, diagnoses the passing steps at each
+// capacity found (the load the findings and sizing then describe), and
+// writes the directory with capacity.File.
+func finishCapacity(s *Session, p *plan.Plan, searches []*capacity.Result, interrupted bool) (*CapacityOutcome, error) {
+	s.Finish(interrupted)
+	at := *s.Run
+	at.Results = atCapacity(s.Run.Results, searches)
+	s.Run.Findings = analyze.Diagnose(&at, s.Timeline)
+	s.Run.SLO = analyze.EvaluateSLO(p, at.Results)
+	s.Run.Capacity = analyze.PlanCapacity(&at, analyze.CapacityOptionsFrom(p))
+	out := &CapacityOutcome{Outcome: *s.Outcome(), Searches: searches}
+	if s.Dir == "" {
+		return out, nil
+	}
+	if err := store.WriteJSON(filepath.Join(s.Dir, capacity.File), searches); err != nil {
+		return out, err
+	}
+	return out, s.Write()
+}
+
+// atCapacity keeps each target's passing steps at the capacity its
+// search found (a result's Iteration is its step's number).
+func atCapacity(rs []results.Result, searches []*capacity.Result) []results.Result {
+	keep := map[string]map[int]bool{}
+	for _, s := range searches {
+		keep[s.Target] = map[int]bool{}
+		for _, st := range s.Steps {
+			if st.Pass && s.Capacity > 0 && st.Offered == s.Capacity {
+				keep[s.Target][st.N] = true
+			}
+		}
+	}
+	var out []results.Result
+	for _, r := range rs {
+		if keep[r.Target][r.Iteration] {
+			out = append(out, r)
+		}
+	}
+	return out
+}
