@@ -1,18 +1,10 @@
 package analyze
 
 import (
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
-
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/results"
-	"github.com/authbench/authbench/pkg/store"
 )
 
 // CapacityFile is where a capacity run keeps its searches (pkg/capacity's
@@ -38,19 +30,6 @@ type CapacityStep struct {
 	Pass    bool    `json:"pass"`
 }
 
-// ReadCapacitySearches reads a capacity run's searches.
-func ReadCapacitySearches(runDir string) ([]CapacitySearch, error) {
-	b, err := os.ReadFile(filepath.Join(store.Dir(runDir), CapacityFile))
-	if err != nil {
-		return nil, fmt.Errorf("reading capacity search: %w", err)
-	}
-	var out []CapacitySearch
-	if err := json.Unmarshal(b, &out); err != nil {
-		return nil, fmt.Errorf("reading capacity search of %s: %w", runDir, err)
-	}
-	return out, nil
-}
-
 // AtCapacity reports whether step n passed at the capacity found: the
 // steps a capacity run's history row describes.
 func (s CapacitySearch) AtCapacity(n int) bool {
@@ -68,7 +47,7 @@ func (s CapacitySearch) AtCapacity(n int) bool {
 // success and latency are those of the passing steps at it (at), with
 // merged the percentiles of their histograms merged (nil: none). Rate is
 // cleared: it was each step's, not the run's.
-func CapacityRow(base store.HistoryRow, s CapacitySearch, at []results.Result, merged *results.Latency) store.HistoryRow {
+func CapacityRow(base results.HistoryRow, s CapacitySearch, at []results.Result, merged *results.Latency) results.HistoryRow {
 	r := base
 	r.Iterations, r.Requests, r.Successes, r.SuccessRate, r.Rate = len(at), 0, 0, 0, 0
 	r.P50, r.P95, r.P99, r.MeanMs, r.P50Merged, r.P95Merged, r.P99Merged = nil, nil, nil, nil, nil, nil, nil
@@ -98,25 +77,13 @@ func CapacityRow(base store.HistoryRow, s CapacitySearch, at []results.Result, m
 	return r
 }
 
-// localCapacityPoint turns a capacity run's store row (which aggregates
-// every step) into its capacity row, from run.json, capacity.json and the
-// steps' .hlog files.
-func localCapacityPoint(p HistoryPoint, run *results.Run, dir string) (HistoryPoint, error) {
-	searches, err := ReadCapacitySearches(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		searches = nil // interrupted before the file was written: no capacity
-	} else if err != nil {
-		return p, err
-	}
-	s := CapacitySearch{Target: p.Row.Target}
-	for _, x := range searches {
-		if x.Target == p.Row.Target {
-			s = x
-		}
-	}
-	hs, err := store.ReadHistograms(dir, run)
-	if err != nil {
-		return p, err
+// CapacityPoint turns a capacity run's store row (which aggregates every
+// step) into its capacity row: s is the target's search (zero when the run
+// was interrupted before writing it), hs the run's per-result histograms
+// in run.Results' order (nil entries where a step has none).
+func CapacityPoint(p HistoryPoint, run *results.Run, s CapacitySearch, hs []*hdrhistogram.Histogram) HistoryPoint {
+	if s.Target == "" {
+		s.Target = p.Row.Target
 	}
 	var at []results.Result
 	var ats []*hdrhistogram.Histogram
@@ -137,5 +104,5 @@ func localCapacityPoint(p HistoryPoint, run *results.Run, dir string) (HistoryPo
 	}
 	p.Kind, p.SLO = results.KindCapacity, &s.SLO
 	p.Row = CapacityRow(p.Row, s, at, merged)
-	return p, nil
+	return p
 }

@@ -97,7 +97,7 @@ func (o *regressionsOptions) load(cmd *cobra.Command) ([]analyze.HistoryPoint, a
 func loadHistoryPoints(cmd *cobra.Command, source, runsDir string, osf *openSearchFlags, q store.HistoryQuery) ([]analyze.HistoryPoint, error) {
 	switch source {
 	case "", "local":
-		return analyze.LoadLocalHistory(runsDir, q)
+		return publish.LocalHistory(runsDir, q)
 	case "opensearch":
 		cfg, err := osf.config()
 		if err != nil {

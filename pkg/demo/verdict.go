@@ -51,7 +51,7 @@ func verdict(w io.Writer, out *Outcome) error {
 			fmt.Fprintf(w, "  %-14s %10s %10s %10.1f/s %8.2f%%\n", s.Label,
 				analyze.FormatMs(s.Latency.P50), analyze.FormatMs(s.Latency.P95), s.Throughput.Mean, 100*s.SuccessRate)
 		}
-		for _, line := range c.Summary {
+		for _, line := range report.ExecutiveSummary(c) {
 			fmt.Fprintln(w, "  "+line)
 		}
 		for _, warn := range c.Warnings {

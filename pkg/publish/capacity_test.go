@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/authbench/authbench/pkg/analyze"
 	"github.com/authbench/authbench/pkg/capacity"
 	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/results"
@@ -62,7 +61,7 @@ func TestCapacityRunHistory(t *testing.T) {
 	if docs[2].Capacity.OfferedRPS != 400 || docs[2].Capacity.Pass || !docs[3].Capacity.Pass {
 		t.Errorf("steps 3 and 4: %+v %+v", docs[2].Capacity, docs[3].Capacity)
 	}
-	local, err := analyze.LoadLocalHistory(runs, store.HistoryQuery{})
+	local, err := LocalHistory(runs, store.HistoryQuery{})
 	if err != nil || len(local) != 1 {
 		t.Fatalf("local history: %d rows, %v", len(local), err)
 	}

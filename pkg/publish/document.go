@@ -149,7 +149,7 @@ func Documents(runDir string) ([]Document, error) {
 		}
 		d.Figures = figures(r)
 		if r.HistogramFile != "" {
-			h, err := analyze.ReadHistogramLog(filepath.Join(store.Dir(runDir), r.HistogramFile))
+			h, err := store.ReadHistogramLog(filepath.Join(store.Dir(runDir), r.HistogramFile))
 			if err != nil {
 				return nil, fmt.Errorf("publishing %s: %w", runDir, err)
 			}
@@ -169,7 +169,7 @@ func capacitySearches(run *results.Run, runDir string) (map[string]analyze.Capac
 	if run.Kind != results.KindCapacity {
 		return nil, nil
 	}
-	ss, err := analyze.ReadCapacitySearches(runDir)
+	ss, err := ReadCapacitySearches(runDir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("publishing %s: %w", runDir, err)
 	}

@@ -3,6 +3,7 @@ package publish
 import (
 	"context"
 	"math"
+	"path/filepath"
 
 	"github.com/authbench/authbench/pkg/analyze"
 	"github.com/authbench/authbench/pkg/results"
@@ -135,4 +136,43 @@ func capacityPoint(docs []Document) analyze.HistoryPoint {
 	p.Kind, p.SLO = results.KindCapacity, &s.SLO
 	p.Row = analyze.CapacityRow(p.Row, s, rs, merged)
 	return p
+}
+
+// LocalHistory is History from the runs directory's own index: it reads
+// the history of runsDir and each run's backend
+// fingerprint from its run.json. A run whose run.json is gone keeps its
+// row without a fingerprint.
+func LocalHistory(runsDir string, q store.HistoryQuery) ([]analyze.HistoryPoint, error) {
+	rows, err := store.History(runsDir, q)
+	if err != nil {
+		return nil, err
+	}
+	runs := map[string]*results.Run{}
+	out := make([]analyze.HistoryPoint, 0, len(rows))
+	for _, r := range rows {
+		run, ok := runs[r.Dir]
+		if !ok {
+			dir := r.Dir
+			if !filepath.IsAbs(dir) {
+				dir = filepath.Join(runsDir, dir)
+			}
+			run, _ = store.Read(dir)
+			runs[r.Dir] = run
+		}
+		p := analyze.HistoryPoint{Row: r}
+		if run != nil {
+			for i := range run.Environment.Targets {
+				if fp := run.Environment.Targets[i]; fp.Target == r.Target {
+					p.Fingerprint = &fp
+				}
+			}
+		}
+		if run != nil && run.Kind == results.KindCapacity {
+			if p, err = localCapacityPoint(p, run, runsDir); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, p)
+	}
+	return out, nil
 }

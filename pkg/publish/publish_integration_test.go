@@ -16,7 +16,6 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/authbench/authbench/pkg/analyze"
 	"github.com/authbench/authbench/pkg/auth"
 	"github.com/authbench/authbench/pkg/lab/install"
 	"github.com/authbench/authbench/pkg/store"
@@ -170,7 +169,7 @@ func checkExactMerge(t *testing.T, a, b Document, runs string) {
 			if err != nil || run.ID != d.RunID {
 				continue
 			}
-			h, err := analyze.ReadHistogramLog(f)
+			h, err := store.ReadHistogramLog(f)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -188,7 +187,7 @@ func checkHistoryMatchesLocal(t *testing.T, cfg Config, runs string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	local, err := analyze.LoadLocalHistory(runs, store.HistoryQuery{})
+	local, err := LocalHistory(runs, store.HistoryQuery{})
 	if err != nil {
 		t.Fatal(err)
 	}
