@@ -59,14 +59,16 @@ func TestKubeLab(t *testing.T) {
 		t.Errorf("oauth2-proxy's pod cgroup: cfs quota/period %s, want 5000/100000", q)
 	}
 	// lab limit on 3x-oauth's ext_authz service (its Deployment's own container).
+	start := time.Now()
 	authbench(t, 3*time.Minute, "lab", "limit", lab.CompKubeAuthProxyOAuth+"=500m", "--lab-dir", dir)
+	t.Logf("lab limit %s=500m: %.1fs", lab.CompKubeAuthProxyOAuth, time.Since(start).Seconds())
 	if q := containerQuotas(t, c, dir, lab.CompKubeAuthProxyOAuth); !slices.Contains(q, "50000/100000") {
 		t.Errorf("after lab limit %s=500m: containers' cfs quota/period %v, want one at 50000/100000", lab.CompKubeAuthProxyOAuth, q)
 	}
 	scen := scenario3x(t, dir)
 	limited := run(t, scen, "limited")
 	checkThrottled(t, limited)
-	start := time.Now()
+	start = time.Now()
 	authbench(t, 3*time.Minute, "lab", "limit", "oauth2-proxy=none", "--lab-dir", dir)
 	t.Logf("lab limit oauth2-proxy=none: %.1fs", time.Since(start).Seconds())
 	if q := quota(t, c, dir, "oauth2-proxy"); q != "-1/100000" {
