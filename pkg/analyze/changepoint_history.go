@@ -86,7 +86,15 @@ type HistoryPoint struct {
 	Row store.HistoryRow `json:"row"`
 	// Fingerprint is nil when the run recorded none.
 	Fingerprint *results.TargetFingerprint `json:"fingerprint,omitempty"`
+	// Kind is the run's (results.Run.Kind): "" for a load's iterations,
+	// results.KindCapacity for a capacity search, whose row is the
+	// capacity found (CapacityRow) and whose SLO is the search's.
+	Kind string    `json:"kind,omitempty"`
+	SLO  *plan.SLO `json:"slo,omitempty"`
 }
+
+// IsCapacity reports whether the point is a capacity search's.
+func (p HistoryPoint) IsCapacity() bool { return p.Kind == results.KindCapacity }
 
 // LoadLocalHistory reads the history of runsDir and each run's backend
 // fingerprint from its run.json. A run whose run.json is gone keeps its
@@ -99,12 +107,12 @@ func LoadLocalHistory(runsDir string, q store.HistoryQuery) ([]HistoryPoint, err
 	runs := map[string]*results.Run{}
 	out := make([]HistoryPoint, 0, len(rows))
 	for _, r := range rows {
+		dir := r.Dir
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(runsDir, dir)
+		}
 		run, ok := runs[r.Dir]
 		if !ok {
-			dir := r.Dir
-			if !filepath.IsAbs(dir) {
-				dir = filepath.Join(runsDir, dir)
-			}
 			run, _ = store.Read(dir)
 			runs[r.Dir] = run
 		}
@@ -114,6 +122,11 @@ func LoadLocalHistory(runsDir string, q store.HistoryQuery) ([]HistoryPoint, err
 				if fp := run.Environment.Targets[i]; fp.Target == r.Target {
 					p.Fingerprint = &fp
 				}
+			}
+		}
+		if run != nil && run.Kind == results.KindCapacity {
+			if p, err = localCapacityPoint(p, run, dir); err != nil {
+				return nil, err
 			}
 		}
 		out = append(out, p)
@@ -145,6 +158,12 @@ func (p HistoryPoint) side() *Side {
 // warnings about the backend, load model, concurrency and rate.
 func incomparable(a, b HistoryPoint) []string {
 	var why []string
+	if a.Kind != b.Kind {
+		return []string{"One is a capacity search, the other a load run."}
+	}
+	if a.IsCapacity() && a.SLO != nil && b.SLO != nil && *a.SLO != *b.SLO {
+		why = append(why, "Different SLO for the capacity search.")
+	}
 	for _, c := range pairChecks(a.side(), b.side(), true) {
 		if c.warn {
 			why = append(why, c.msg)

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -51,7 +50,7 @@ func newKubeApplyCmd(s streams, del bool) *cobra.Command {
 	fl := cmd.Flags()
 	fl.StringVar(&f.stack, "stack", "", "stack: "+strings.Join(manifests.Stacks(), ", ")+" (required)")
 	fl.StringVarP(&f.namespace, "namespace", "n", manifests.DefaultNamespace, "namespace of the stack")
-	fl.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig file (default $KUBECONFIG, else ~/.kube/config)")
+	addKubeconfigFlag(cmd, &f.kubeconfig)
 	fl.StringVar(&f.registry, "image-registry", "", "registry the images were pushed to (see authbench image build)")
 	fl.StringVar(&f.issuer, "oidc-issuer-url", "", "3x: the OIDC issuer oauth2-proxy verifies bearer JWTs against")
 	fl.StringVar(&f.clientID, "oidc-client-id", "authbench", "3x: the OIDC client ID")
@@ -73,7 +72,7 @@ func runKube(cmd *cobra.Command, s streams, f kubeFlags, del bool) error {
 	if !slices.Contains(manifests.Stacks(), f.stack) {
 		return fmt.Errorf("--stack %q: want one of %s", f.stack, strings.Join(manifests.Stacks(), ", "))
 	}
-	c, err := deploy.FromKubeconfig(kubeconfigPath(f.kubeconfig))
+	c, err := deploy.FromKubeconfig(deploy.KubeconfigPath(f.kubeconfig))
 	if err != nil {
 		return err
 	}
@@ -98,17 +97,6 @@ func runKube(cmd *cobra.Command, s streams, f kubeFlags, del bool) error {
 		fmt.Fprintf(s.out, "%s/%s applied%s\n", strings.ToLower(manifests.Kind(obj)), manifests.Name(obj), map[bool]string{true: " (dry run)"}[f.dryRun])
 	}
 	return nil
-}
-
-func kubeconfigPath(flag string) string {
-	if flag != "" {
-		return flag
-	}
-	if env := os.Getenv("KUBECONFIG"); env != "" {
-		return strings.Split(env, string(os.PathListSeparator))[0]
-	}
-	home, _ := os.UserHomeDir()
-	return filepath.Join(home, ".kube", "config")
 }
 
 // oidcFromFlags reads the 3x stack's identity provider settings; the

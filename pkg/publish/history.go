@@ -45,6 +45,14 @@ func HistoryPoints(docs []Document) []analyze.HistoryPoint {
 }
 
 func historyPoint(docs []Document) analyze.HistoryPoint {
+	if docs[0].Kind == results.KindCapacity && docs[0].Capacity != nil {
+		return capacityPoint(docs)
+	}
+	return loadPoint(docs)
+}
+
+// loadPoint is the row of a load's iterations.
+func loadPoint(docs []Document) analyze.HistoryPoint {
 	d := docs[0]
 	r := store.HistoryRow{
 		RunID: d.RunID, RunName: d.RunName, Start: d.RunStart, Imported: d.ImportedFrom != "", Tool: d.ImportedFrom,
@@ -100,4 +108,31 @@ func Rows(pts []analyze.HistoryPoint) []store.HistoryRow {
 		out[i] = p.Row
 	}
 	return out
+}
+
+// capacityPoint is a capacity search's row, as analyze.CapacityRow makes
+// it from a local run: the capacity found, and the passing steps at it.
+func capacityPoint(docs []Document) analyze.HistoryPoint {
+	c := docs[0].Capacity
+	s := analyze.CapacitySearch{Target: docs[0].Target, SLO: c.SLO, Capacity: c.CapacityRPS, FirstFail: c.FirstFailRPS, Sustained: c.SustainedRPS}
+	var at []Document
+	var rs []results.Result
+	for _, d := range docs {
+		if d.Capacity != nil && d.Capacity.Pass && s.Capacity > 0 && d.Capacity.OfferedRPS == s.Capacity {
+			at = append(at, d)
+			f := d.Figures
+			rs = append(rs, results.Result{Target: d.Target, Iteration: d.Iteration, Requests: f.Requests,
+				Successes: f.Successes, ThroughputRPS: f.ThroughputRPS, Latency: f.Latency, Unavailable: f.Unavailable})
+		}
+	}
+	// The run's fields and fingerprint; CapacityRow replaces the figures.
+	p := loadPoint(docs[:1])
+	var merged *results.Latency
+	if m, err := MergeHistograms(at); err == nil && m.H.TotalCount() > 0 {
+		l := m.Latency()
+		merged = &l
+	}
+	p.Kind, p.SLO = results.KindCapacity, &s.SLO
+	p.Row = analyze.CapacityRow(p.Row, s, rs, merged)
+	return p
 }

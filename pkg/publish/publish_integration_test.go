@@ -50,7 +50,16 @@ func TestPublishRealServers(t *testing.T) {
 		t.Run(s.name, func(t *testing.T) { checkServer(t, s, runs, dirs) })
 	}
 	t.Run("tls and credentials through nginx", func(t *testing.T) { checkFrontDoor(t, servers[0].url, dirs[0]) })
+	for _, s := range servers {
+		t.Run("end of run, "+s.name, func(t *testing.T) { EndOfRunCheck(t, s.url) })
+	}
 }
+
+// EndOfRunCheck runs authbench runs that publish at their end to the
+// server at url. end_of_run_integration_test.go sets it: it drives the
+// runner, which imports this package, so it lives in publish_test and
+// shares these servers rather than starting its own.
+var EndOfRunCheck func(t *testing.T, url string)
 
 // checkFrontDoor publishes through nginx requiring TLS and credentials:
 // right ones pass, wrong ones are refused with a message that quotes

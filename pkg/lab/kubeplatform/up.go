@@ -268,6 +268,9 @@ func (r *upRun) start(ctx context.Context) error {
 		r.refs[i.Name], paths = i.Ref, append(paths, i.Path)
 	}
 	r.logf("images ready (%d) in %.1fs", len(imgs), time.Since(t0).Seconds())
+	if err := writeImages(r.dir, r.refs); err != nil {
+		return err
+	}
 	kc := make(chan error, 1)
 	var kcCfg keycloak.Config
 	if has(r.cfg.Stacks, lab.Stack3x) {
