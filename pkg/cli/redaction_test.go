@@ -141,3 +141,19 @@ func searchTree(t *testing.T, root, secret string) []string {
 	}
 	return names
 }
+
+// TestErrorMessagesRedacted: the message of a failed command passes through
+// the one redaction, whatever the layer below quoted.
+func TestErrorMessagesRedacted(t *testing.T) {
+	for _, tt := range []struct{ name, url string }{
+		{"URL password in a refused scheme", "ftp://u:hunter2secret@127.0.0.1/"},
+		{"URL password without a host", "http://u:hunter2secret@/"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := mustRun(t, ExitError, "run", tt.url)
+			if strings.Contains(r.stderr, "hunter2secret") || !strings.Contains(r.stderr, "REDACTED") {
+				t.Errorf("stderr %q: want the password redacted", r.stderr)
+			}
+		})
+	}
+}

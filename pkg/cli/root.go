@@ -14,6 +14,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/authbench/authbench/pkg/redact"
 )
 
 // Version is set at build time with -ldflags "-X .../pkg/cli.Version=...".
@@ -61,11 +63,13 @@ func run(ctx context.Context, args []string, s streams) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil {
-			fmt.Fprintln(s.err, "authbench:", ee.err)
+			fmt.Fprintln(s.err, "authbench:", redact.Text(ee.err.Error()))
 		}
 		return ee.code
 	}
-	fmt.Fprintln(s.err, "authbench:", err)
+	// The last line of defence: whatever an error quotes (a URL, a header,
+	// a token endpoint's answer) leaves through the one redaction.
+	fmt.Fprintln(s.err, "authbench:", redact.Text(err.Error()))
 	return ExitError
 }
 
