@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/url"
 	"time"
+
+	"github.com/authbench/authbench/pkg/redact"
 )
 
 // Defaults applied by Complete. Each Plan field documents its own default;
@@ -117,13 +119,18 @@ func (p *Plan) ValidateSettings() error {
 func ValidateURL(s string) error {
 	u, err := url.Parse(s)
 	if err != nil {
-		return fmt.Errorf("bad url %q: %w", s, err)
+		// url.Error quotes the URL whole: say only what is wrong.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return fmt.Errorf("bad url %q: %w", redact.URL(s), err)
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return fmt.Errorf("bad url %q: scheme must be http or https", s)
+		return fmt.Errorf("bad url %q: scheme must be http or https", redact.URL(s))
 	}
 	if u.Host == "" {
-		return fmt.Errorf("bad url %q: no host", s)
+		return fmt.Errorf("bad url %q: no host", redact.URL(s))
 	}
 	return nil
 }
