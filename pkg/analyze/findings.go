@@ -65,6 +65,7 @@ func Diagnose(run *results.Run, tl *results.Timeline) []results.Finding {
 		out = append(out, authErrorFindings(name, rs, tl)...)
 		out = append(out, instabilityFindings(name, rs)...)
 		out = append(out, sendLagFindings(name, rs)...)
+		out = hostContention(run, name, rs, out)
 	}
 	out = append(out, APIServerFindings(run)...)
 	return append(out, observationFindings(run)...)

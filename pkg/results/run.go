@@ -20,6 +20,12 @@ const (
 	SummaryFile  = "summary.md"
 )
 
+// KindCapacity marks a capacity search's run (Run.Kind).
+const KindCapacity = "capacity"
+
+// BasisSLOCapacity marks sizing on the capacity under an SLO (Capacity.Basis).
+const BasisSLOCapacity = "slo-capacity"
+
 // Run is the content of run.json.
 type Run struct {
 	SchemaVersion    int       `json:"schema_version"`
@@ -28,6 +34,11 @@ type Run struct {
 	ID               string    `json:"id"`
 	Start            time.Time `json:"start"`
 	End              time.Time `json:"end"`
+	// Kind says what the run measured: "" for the iterations of one load,
+	// KindCapacity for a capacity search whose Results are its steps (one
+	// per offered rate, in the order measured), points of a curve rather
+	// than iterations of one load. Default "".
+	Kind string `json:"kind,omitempty"`
 	// Partial is true when the run was interrupted; what was measured is kept.
 	Partial bool `json:"partial,omitempty"`
 	// Imported is set for runs converted from another tool's output.
@@ -231,6 +242,9 @@ type Capacity struct {
 	// PerReplicaRPS is the mean throughput measured, taken as what one
 	// replica of each component serves.
 	PerReplicaRPS float64 `json:"per_replica_rps"`
+	// Basis is BasisSLOCapacity when PerReplicaRPS is the rate a capacity
+	// search found served under the SLO; "" for a mean throughput.
+	Basis string `json:"basis,omitempty"`
 	// Utilization is the planned fraction of PerReplicaRPS (headroom).
 	Utilization float64 `json:"utilization"`
 	// TargetRPS is the planned load; Replicas serve it at Utilization.

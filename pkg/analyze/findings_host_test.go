@@ -1,0 +1,91 @@
+package analyze
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/authbench/authbench/pkg/plan"
+	"github.com/authbench/authbench/pkg/results"
+)
+
+// hostRun is the demo's situation: the 2.x stack closed loop on a host of
+// cpus CPUs, its components using the given cores in every iteration.
+func hostRun(cpus int, proxy, echo, gen float64) *results.Run {
+	r := diag2x()
+	r.Environment.CPUs = cpus
+	for i := range r.Results {
+		r.Results[i].Components = []results.ComponentUsage{diagComp("oauth-proxy", "auth-proxy", proxy, proxy*1.2),
+			diagComp("http-echo", "backend", echo, echo*1.2), diagComp("authbench", "load-generator", gen, gen*1.2)}
+	}
+	return r
+}
+
+func TestHostContention(t *testing.T) {
+	remote := hostRun(2, 0.9, 0.3, 0.4)
+	for i := range remote.Results {
+		remote.Results[i].Components[0].Source = "prometheus"
+	}
+	capRun := diagFixture(plan.Open, 50, diagIter{rps: 400, mean: 5, p95: 8, ok: 800}, diagIter{rps: 800, mean: 9, p95: 20, ok: 1600})
+	capRun.Kind, capRun.Environment.CPUs = results.KindCapacity, 2
+	capRun.Results[0].TargetRPS, capRun.Results[1].TargetRPS = 400, 800
+	capRun.Results[1].Components = []results.ComponentUsage{diagComp("captest", "backend", 0.9, 1), diagComp("authbench", "load-generator", 0.7, 0.8)}
+	tests := []struct {
+		name  string
+		run   *results.Run
+		want  bool
+		share float64 // expected share when want
+		words []string
+	}{
+		// The demo's summary: ~1.5 of 2 cores under load.
+		{"demo on 2 CPUs", hostRun(2, 0.7, 0.3, 0.5), true, 0.75, []string{"1.5 of this host's 2 CPUs", "75%", "oauth-proxy 0.7, authbench 0.5, http-echo 0.3"}},
+		{"same load on 8 CPUs", hostRun(8, 0.7, 0.3, 0.5), false, 0, nil},
+		{"just under the threshold", hostRun(2, 0.69, 0.3, 0.5), false, 0, nil},
+		{"remote components do not share the host", remote, false, 0, nil},
+		{"capacity step", capRun, true, 0.8, []string{"step 2 (800 req/s offered)", "captest 0.9"}},
+		{"nothing sampled", diag2x(), false, 0, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fs := diagKinds(Diagnose(tt.run, nil))
+			f, got := fs[KindHostContention]
+			if got != tt.want {
+				t.Fatalf("host-contention finding = %v, want %v (%v)", got, tt.want, f.Evidence)
+			}
+			if !got {
+				return
+			}
+			if share := f.Values["host_share"]; share < tt.share-1e-9 || share > tt.share+1e-9 {
+				t.Errorf("host_share = %v, want %v", share, tt.share)
+			}
+			for _, w := range tt.words {
+				if !strings.Contains(f.Evidence, w) {
+					t.Errorf("evidence lacks %q: %s", w, f.Evidence)
+				}
+			}
+			if f.Severity != SeverityWarning || f.Target == "" {
+				t.Errorf("severity %q target %q", f.Severity, f.Target)
+			}
+		})
+	}
+}
+
+// TestHostContentionCaveat: the saturation finding, which states a
+// capacity, says that capacity is the host's when the host is contended,
+// and not otherwise.
+func TestHostContentionCaveat(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		cpus int
+		want bool
+	}{{"contended", 2, true}, {"roomy", 16, false}} {
+		t.Run(tt.name, func(t *testing.T) {
+			f, ok := diagKinds(Diagnose(hostRun(tt.cpus, 0.7, 0.3, 0.5), nil))[KindSaturation]
+			if !ok {
+				t.Fatal("no saturation finding for the seeds' 2.x closed loop")
+			}
+			if got := strings.Contains(f.Evidence, KindHostContention); got != tt.want {
+				t.Errorf("caveat in saturation evidence = %v, want %v: %s", got, tt.want, f.Evidence)
+			}
+		})
+	}
+}
