@@ -79,8 +79,10 @@ type Options struct {
 	// Limit is step 3's misconfiguration. Default DefaultLimit. A
 	// component no chosen stack runs skips step 3.
 	Limit *lab.Limit
-	// LadderRounds of step 4's ladders. Default DefaultLadderRounds.
+	// LadderRounds of step 4's ladders, and each rung's turn per round.
+	// Defaults DefaultLadderRounds and ladder.DefaultSlotDuration.
 	LadderRounds int
+	LadderSlot   time.Duration
 	// LabDir is the lab directory. Default lab.DefaultDir(). A lab already
 	// running there is used as it is and left running.
 	LabDir string

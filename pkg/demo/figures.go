@@ -60,13 +60,3 @@ func sloMet(r *runner.Outcome, target string) (ok, known bool) {
 	}
 	return ok, known
 }
-
-// firstSentence is s up to its first full stop.
-func firstSentence(s string) string {
-	for i := 0; i+1 < len(s); i++ {
-		if s[i] == '.' && s[i+1] == ' ' {
-			return s[:i]
-		}
-	}
-	return s
-}

@@ -9,13 +9,8 @@ import (
 	"github.com/authbench/authbench/pkg/analyze"
 )
 
-// ms formats a latency in milliseconds with its unit.
-func ms(x float64) string {
-	if x >= 1000 {
-		return strconv.FormatFloat(roundSig(x/1000, 3), 'f', -1, 64) + " s"
-	}
-	return analyze.FormatMs(x) + " ms"
-}
+// ms formats a latency given in milliseconds, with its unit.
+func ms(x float64) string { return analyze.FormatMs(x) }
 
 // rps formats a rate to 3 significant digits.
 func rps(x float64) string {

@@ -47,6 +47,7 @@ func (d *demo) ladder(ctx context.Context, stack string) (*ladder.Outcome, error
 	lo.Monitor, lo.Lab, lo.Reviews = obs.Monitor, obs.Lab, obs.Reviews
 	lo.Rounds, lo.Concurrency, lo.Out, lo.Version, lo.Log = d.o.LadderRounds, d.o.Concurrency, d.o.Out, d.o.Version, d.o.Log
 	lo.Name, lo.CommandLine = "demo-ladder-"+lo.Target.Name, []string{"authbench", "demo"}
+	lo.SlotDuration = d.o.LadderSlot
 	if p := d.out.Properly; p != nil && p.Rate > 0 {
 		lo.Rate = p.Rate
 	}

@@ -24,7 +24,7 @@ func (d *demo) misconfiguration(ctx context.Context) ([]string, error) {
 	if d.out.Properly == nil || d.out.Properly.Rate <= 0 {
 		return nil, errors.New("step 2 found no rate to run at")
 	}
-	st := &LimitStep{Limit: lim, Stack: stack, Target: t.Name}
+	st := &LimitStep{Limit: lim, Stack: stack, Target: t.Name, Rate: d.out.Properly.Rate}
 	d.out.Limit = st
 	l := lab.Open(d.o.LabDir)
 	if err := l.SetLimit(lim); err != nil {
@@ -104,8 +104,8 @@ func collapseLine(st *LimitStep, before *ProperStep) string {
 	}
 	line += "; "
 	if st.Throttling != nil {
-		line += fmt.Sprintf("finding %s names %s (%s)", st.Throttling.Kind, st.Throttling.Component,
-			firstSentence(st.Throttling.Evidence))
+		line += fmt.Sprintf("finding %s names %s (throttled in %s of its CPU periods)", st.Throttling.Kind,
+			st.Throttling.Component, pct(st.Throttling.Values["throttled_ratio"]))
 	} else {
 		line += "no throttling finding named " + st.Limit.Component
 	}
@@ -123,7 +123,11 @@ func collapseLine(st *LimitStep, before *ProperStep) string {
 
 // recoveryLine: the same rate once the limit is lifted.
 func recoveryLine(st *LimitStep) string {
-	return fmt.Sprintf("Limit lifted: at the same rate %s %s.", st.Target, openFigures(st.Lifted, st.Target))
+	line := fmt.Sprintf("Limit lifted: at the same rate %s %s", st.Target, openFigures(st.Lifted, st.Target))
+	if l := targetOf(st.Limited, st.Target); l != nil {
+		line += fmt.Sprintf(" (limited: P99 %s, success %s)", ms(l.P99), pct(l.success))
+	}
+	return line + "."
 }
 
 // openFigures are a target's P99, achieved share of the rate, success

@@ -2,8 +2,8 @@ package demo
 
 import (
 	"github.com/authbench/authbench/pkg/analyze"
-	"github.com/authbench/authbench/pkg/ladder"
 	"github.com/authbench/authbench/pkg/lab"
+	"github.com/authbench/authbench/pkg/ladder"
 	"github.com/authbench/authbench/pkg/results"
 	"github.com/authbench/authbench/pkg/runner"
 )
@@ -55,6 +55,8 @@ type LimitStep struct {
 	Limit lab.Limit
 	// Stack and Target are what the limited component serves.
 	Stack, Target string
+	// Rate is step 2's open-loop rate, at which Limited and Lifted ran.
+	Rate float64
 	// Limited ran at the step-2 rate under the limit, Lifted after it.
 	Limited, Lifted *runner.Outcome
 	// Capacity is the stack's capacity under the limit.

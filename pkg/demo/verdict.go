@@ -29,7 +29,10 @@ func verdict(out *Outcome) []string {
 		line := fmt.Sprintf("A %s CPU limit on %s cuts %s's capacity to %s", l.Limit.String(), l.Limit.Component, l.Target,
 			capacityText(l.Capacity.Searches[0]))
 		if f := targetOf(l.Lifted, l.Target); f != nil {
-			line += fmt.Sprintf("; lifted, P99 is %s again", ms(f.P99))
+			line += fmt.Sprintf("; lifted, P99 at %s req/s is %s", rps(l.Rate), ms(f.P99))
+			if g := targetOf(l.Limited, l.Target); g != nil {
+				line += fmt.Sprintf(" (limited: %s)", ms(g.P99))
+			}
 		}
 		v = append(v, line+".")
 	}
@@ -52,7 +55,7 @@ func capacityVerdict(p *ProperStep) []string {
 	rs := p.Capacity.Searches
 	base := rs[0]
 	for _, s := range rs[1:] {
-		line := fmt.Sprintf("Verdict: under %s, %s serves %s, %s's %s (%s)", capacity.SLOText(s.SLO), s.Target,
+		line := fmt.Sprintf("Verdict: capacity under %s, %s %s against %s %s (%s)", capacity.SLOText(s.SLO), s.Target,
 			capacityText(s), base.Target, capacityText(base), times(s.Capacity, base.Capacity))
 		if c := p.Comparison; c != nil {
 			if i := sideIndex(c, s.Target); i >= 0 {
