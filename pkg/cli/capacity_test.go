@@ -94,9 +94,9 @@ func TestCapacityBadInput(t *testing.T) {
 		want string
 	}{
 		{"no slo", []string{"http://127.0.0.1:1/"}, "capacity needs an SLO"},
-		{"bad objective", []string{"--slo", "p99>100ms", "http://127.0.0.1:1/"}, "p99 takes <"},
-		{"unknown objective", []string{"--slo", "p42<1s", "http://127.0.0.1:1/"}, "want KEY<VALUE"},
-		{"percentage over 100", []string{"--slo", "success_rate>=120%", "http://127.0.0.1:1/"}, "must be a fraction in (0, 1]"},
+		{"bad objective", []string{"--slo", "p99>100ms", "http://127.0.0.1:1/"}, `p99 takes <`},
+		{"unknown objective", []string{"--slo", "p42<1s", "http://127.0.0.1:1/"}, `slo "p42<1s"`},
+		{"percentage over 100", []string{"--slo", "success_rate>=120%", "http://127.0.0.1:1/"}, "success_rate (--slo): must be a fraction in (0, 1]"},
 		{"rate is searched", []string{"--slo", "p99<1s", "-q", "100", "http://127.0.0.1:1/"}, "unknown shorthand flag: 'q'"},
 		{"max below min", []string{"--slo", "p99<1s", "--min", "100", "--max", "50", "http://127.0.0.1:1/"}, "below the minimum rate"},
 	}

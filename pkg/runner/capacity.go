@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"time"
@@ -16,9 +15,9 @@ import (
 )
 
 // CapacityOptions configure a capacity run: each target of the plan is
-// searched in turn (capacity.Search), each step an open-loop phase of
-// the one orchestrator (Session.Measure, through its Executor).
+// searched in turn (capacity.Search), each step an open-loop load.
 type CapacityOptions struct {
+	// Options are run's: the plan, files, sampling and executor.
 	Options
 	// Search configures every target's search. Its SLO, when zero, is the
 	// plan's.
@@ -34,17 +33,21 @@ type CapacityOutcome struct {
 	Searches []*capacity.Result
 }
 
-// Capacity searches the capacity of the plan's targets under its SLO and
-// writes a run directory marked as a capacity run: one Result per step
-// (Iteration is the step's number, TargetRPS its offered rate), the
-// searches in capacity.File, and findings and sizing advice from the
-// steps at the capacity found. Interrupted, it keeps what it measured and
-// returns ErrInterrupted.
+// Capacity searches the capacity of the plan's targets under its SLO, in
+// one session like any run, and writes a run directory marked as a
+// capacity run: one Result per step (Iteration is the step's number,
+// TargetRPS its offered rate), the searches in capacity.File, and the
+// findings, SLO checks and sizing of the passing steps at the capacity
+// found. Interrupted, it keeps what it measured and returns
+// ErrInterrupted.
 func Capacity(ctx context.Context, o CapacityOptions) (*CapacityOutcome, error) {
-	if err := o.complete(); err != nil {
+	if o.Out == "" {
+		o.Out = "runs"
+	}
+	p, err := capacityPlan(&o)
+	if err != nil {
 		return nil, err
 	}
-	p := o.Plan
 	c := Common{Out: o.Out, CommandLine: o.CommandLine, Version: o.Version, Log: o.Log,
 		Monitor: o.Monitor, Reviews: o.Reviews, Lab: o.Lab, Executor: o.Executor}
 	s, err := NewSession(ctx, c, p.Name, p.Client, p.Targets)
@@ -56,11 +59,10 @@ func Capacity(ctx context.Context, o CapacityOptions) (*CapacityOutcome, error) 
 	if err := s.CreateDir(); err != nil {
 		return nil, err
 	}
-	cs := &capacitySearch{execution: execution{s: s, plan: p}, o: o}
-	searches, err := cs.searchAll(ctx)
-	interrupted := ctx.Err() != nil || errors.Is(err, context.Canceled)
-	if err != nil && !interrupted {
-		fmt.Fprintf(s.Log(), "error: %v\n", err)
+	searches, serr := search(ctx, s, p, o)
+	interrupted := ctx.Err() != nil
+	if serr != nil && !interrupted {
+		fmt.Fprintf(s.Log(), "error: %v\n", serr)
 	}
 	out, werr := finishCapacity(s, p, searches, interrupted)
 	switch {
@@ -69,54 +71,49 @@ func Capacity(ctx context.Context, o CapacityOptions) (*CapacityOutcome, error) 
 	case interrupted:
 		return out, ErrInterrupted
 	}
-	return out, err
+	return out, serr
 }
 
-// complete fixes the plan a capacity run records (an open loop of Step
-// per phase; each step's own rate is in its Result), then completes and
-// validates it and the search's options, before any load.
-func (o *CapacityOptions) complete() error {
-	if o.Out == "" {
-		o.Out = "runs"
-	}
+// capacityPlan makes the plan an open loop of Step per step, takes its
+// SLO for the search, and validates both before any load.
+func capacityPlan(o *CapacityOptions) (*plan.Plan, error) {
 	if o.Step <= 0 {
 		o.Step = capacity.DefaultStep
 	}
 	p := o.Plan
 	p.Load.Duration, p.Load.Requests, p.Load.Iterations = plan.Duration(o.Step), 0, 1
 	if p.Load.Rate <= 0 {
-		p.Load.Rate = max(o.Search.Min, capacity.DefaultMin)
+		// The plan records an open loop; each step's own rate is in its Result.
+		p.Load.Rate = o.Search.Min
+		if p.Load.Rate <= 0 {
+			p.Load.Rate = capacity.DefaultMin
+		}
 	}
 	if o.Search.SLO == (plan.SLO{}) && p.SLO != nil {
 		o.Search.SLO = *p.SLO
 	}
 	p.Complete()
 	if err := p.Validate(); err != nil {
-		return err
+		return nil, err
 	}
-	return o.Search.Complete()
+	return p, o.Search.Complete()
 }
 
-// capacitySearch is `authbench capacity`'s schedule over a session.
-type capacitySearch struct {
-	execution
-	o CapacityOptions
-}
-
-// searchAll probes the targets, starts sampling, warms up, then searches
-// each target in turn.
-func (c *capacitySearch) searchAll(ctx context.Context) ([]*capacity.Result, error) {
-	for i := range c.plan.Targets {
-		c.s.Probe(ctx, i)
+// search probes the targets, samples, warms up, then searches each
+// target in turn.
+func search(ctx context.Context, s *Session, p *plan.Plan, o CapacityOptions) ([]*capacity.Result, error) {
+	for i := range p.Targets {
+		s.Probe(ctx, i)
 	}
-	defer c.s.Sample(ctx)()
-	if c.warmup(ctx) {
-		return nil, context.Canceled
+	defer s.Sample(ctx)()
+	e := &execution{s: s, plan: p}
+	if e.warmup(ctx) {
+		return nil, ctx.Err()
 	}
 	var out []*capacity.Result
-	for i, t := range c.plan.Targets {
-		fmt.Fprintf(c.s.Log(), "%s: searching capacity under %s\n", t.Name, capacity.SLOText(c.o.Search.SLO))
-		r, err := capacity.Search(ctx, c.stepper(i), c.o.Search)
+	for i, t := range p.Targets {
+		fmt.Fprintf(s.Log(), "%s: searching capacity under %s\n", t.Name, capacity.SLOText(o.Search.SLO))
+		r, err := capacity.Search(ctx, stepper(s, p, i, o.Step), o.Search)
 		if r != nil {
 			r.Target = t.Name
 			out = append(out, r)
@@ -129,37 +126,30 @@ func (c *capacitySearch) searchAll(ctx context.Context) ([]*capacity.Result, err
 }
 
 // stepper is the search's Measure for target i: one open-loop phase per
-// step, recorded in the run like an iteration numbered by the step.
-func (c *capacitySearch) stepper(i int) capacity.Measure {
-	name, n := c.plan.Targets[i].Name, 0
+// step, recorded by the session like an iteration (numbered by step).
+func stepper(s *Session, p *plan.Plan, i int, step time.Duration) capacity.Measure {
+	name, n := p.Targets[i].Name, 0
 	return func(ctx context.Context, rate float64) (capacity.Point, error) {
 		n++
-		if n > 1 && Sleep(ctx, c.plan.Load.Delay.D()) {
+		if n > 1 && Sleep(ctx, p.Load.Delay.D()) {
+			return capacity.Point{}, ctx.Err()
+		}
+		fmt.Fprintf(s.Log(), "%s: step %d at %.4g req/s\n", name, n, rate)
+		spec := load.Spec{Model: plan.Open, Duration: step, Concurrency: p.Load.Concurrency, Rate: rate}
+		m, interrupted := s.Measure(ctx, i, name, n, spec, nil)
+		switch {
+		case interrupted:
 			return capacity.Point{}, context.Canceled
+		case m == nil:
+			return capacity.Point{}, fmt.Errorf("step %d at %g req/s could not run", n, rate)
 		}
-		fmt.Fprintf(c.s.Log(), "%s: step %d at %.4g req/s\n", name, n, rate)
-		spec := load.Spec{Model: plan.Open, Duration: c.o.Step, Concurrency: c.plan.Load.Concurrency, Rate: rate}
-		m, interrupted := c.s.Measure(ctx, i, name, n, spec, nil)
-		if m == nil {
-			if interrupted {
-				return capacity.Point{}, context.Canceled
-			}
-			return capacity.Point{}, fmt.Errorf("step %d at %.4g req/s could not run", n, rate)
-		}
-		res := c.s.Run.Results[len(c.s.Run.Results)-1]
-		res.TargetRPS = rate
-		c.s.Run.Results[len(c.s.Run.Results)-1] = res
-		if interrupted {
-			return capacity.PointFrom(res), context.Canceled
-		}
-		return capacity.PointFrom(res), nil
+		return capacity.PointFrom(s.Run.Results[len(s.Run.Results)-1]), nil
 	}
 }
 
-// finishCapacity closes the session and diagnoses the steps at each
-// capacity found (the load the findings, SLO checks and sizing then
-// describe), sizes replicas on the rate served under the SLO, and writes
-// the directory with capacity.File.
+// finishCapacity closes the record, diagnoses the passing steps at each
+// capacity found (the load the findings and sizing then describe), and
+// writes the directory with capacity.File.
 func finishCapacity(s *Session, p *plan.Plan, searches []*capacity.Result, interrupted bool) (*CapacityOutcome, error) {
 	s.Finish(interrupted)
 	at := *s.Run
@@ -179,7 +169,8 @@ func finishCapacity(s *Session, p *plan.Plan, searches []*capacity.Result, inter
 	return out, s.Write()
 }
 
-// underSLO is each target's served rate at its capacity under the SLO.
+// underSLO is each target's served rate at its capacity under the SLO,
+// what one replica sustains: sizing counts on it.
 func underSLO(searches []*capacity.Result) map[string]float64 {
 	m := map[string]float64{}
 	for _, r := range searches {
