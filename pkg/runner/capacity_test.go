@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/authbench/authbench/pkg/analyze"
-
 	"github.com/authbench/authbench/pkg/capacity"
 	"github.com/authbench/authbench/pkg/results"
 )
