@@ -114,7 +114,7 @@ func collapseLine(st *LimitStep, before *ProperStep) string {
 		line += fmt.Sprintf("; capacity %s", capacityText(now))
 		for _, r := range before.Capacity.Searches {
 			if r.Target == st.Target {
-				line += fmt.Sprintf(", was %s req/s", rps(r.Capacity))
+				line += fmt.Sprintf(", without it %s", capacityText(r))
 			}
 		}
 	}

@@ -24,11 +24,10 @@ func (d *demo) properly(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return lines, err
 	}
-	if st.Rate = d.o.Rate; st.Rate <= 0 {
-		st.Rate = roundSig(d.o.RateFraction*lowest(co.Searches), 2)
-	}
-	if st.Rate <= 0 {
-		return lines, errors.New("no stack met the SLO at the lowest rate tried, so no rate is below every capacity")
+	note := ""
+	st.Rate, note = commonRate(co.Searches, d.o)
+	if note != "" {
+		lines[0] += " " + note
 	}
 	r, err := d.run(ctx, d.subPlan("open-loop", d.base.Targets, d.openLoad(st.Rate)))
 	if r == nil {
@@ -38,7 +37,7 @@ func (d *demo) properly(ctx context.Context) ([]string, error) {
 	c, cerr := d.compare(r)
 	st.Comparison = c
 	if c != nil {
-		lines = append(lines, openLine(c, st.Rate, d.o.RateFraction))
+		lines = append(lines, openLine(c, st.Rate, belowAll(co.Searches, st.Rate)))
 	}
 	return lines, errors.Join(err, cerr)
 }
@@ -70,20 +69,38 @@ func capacityText(r *capacity.Result) string {
 	return fmt.Sprintf("%s req/s [%s, %s)", rps(r.Capacity), rps(r.Capacity), rps(r.FirstFail))
 }
 
-// lowest is the lowest capacity found (0 when a stack has none).
-func lowest(rs []*capacity.Result) float64 {
-	low := 0.0
-	for i, r := range rs {
-		if i == 0 || r.Capacity < low {
+// commonRate is the open-loop rate every stack is compared at: the
+// option's, else RateFraction of the lowest capacity found. A stack that
+// met the SLO at no rate tried (on a busy host, one stall can do that)
+// has no capacity to stay below: the lowest capacity of the others is
+// used, or the first rate tried, and the note says so.
+func commonRate(rs []*capacity.Result, o Options) (float64, string) {
+	if o.Rate > 0 {
+		return o.Rate, ""
+	}
+	low, none := 0.0, []string{}
+	for _, r := range rs {
+		switch {
+		case r.Capacity <= 0:
+			none = append(none, r.Target)
+		case low == 0 || r.Capacity < low:
 			low = r.Capacity
 		}
 	}
-	return low
+	if low == 0 {
+		low = o.MinRate
+	}
+	rate := roundSig(o.RateFraction*low, 2)
+	if len(none) == 0 {
+		return rate, ""
+	}
+	return rate, fmt.Sprintf("%s met the SLO at no rate tried, so %s req/s is below no capacity of theirs.",
+		joinAnd(none), rps(rate))
 }
 
 // openLine is the open-loop comparison: each other stack's P50 and P99
 // against the baseline's, with the P50 difference's interval and test.
-func openLine(c *analyze.Comparison, rate, fraction float64) string {
+func openLine(c *analyze.Comparison, rate float64, below bool) string {
 	b := c.BaselineSide()
 	var parts []string
 	for i, s := range c.Sides {
@@ -93,8 +110,11 @@ func openLine(c *analyze.Comparison, rate, fraction float64) string {
 		parts = append(parts, fmt.Sprintf("%s P50 %s vs %s %s, %s; P99 %s vs %s", s.Label, ms(s.Latency.P50),
 			b.Label, ms(b.Latency.P50), significance(c, "p50", i), ms(s.Latency.P99), ms(b.Latency.P99)))
 	}
-	return fmt.Sprintf("Latency at %s req/s open loop (%.0f%% of the lowest capacity): %s.", rps(rate), fraction*100,
-		strings.Join(parts, "; "))
+	where := ""
+	if below {
+		where = ", below every capacity"
+	}
+	return fmt.Sprintf("Latency at %s req/s open loop%s: %s.", rps(rate), where, strings.Join(parts, "; "))
 }
 
 // significance words side i's difference on metric key: the difference,
@@ -119,4 +139,14 @@ func significance(c *analyze.Comparison, key string, i int) string {
 		return s + ", within noise"
 	}
 	return "difference not computed"
+}
+
+// belowAll reports whether rate is below every capacity found.
+func belowAll(rs []*capacity.Result, rate float64) bool {
+	for _, r := range rs {
+		if r.Capacity <= rate {
+			return false
+		}
+	}
+	return true
 }

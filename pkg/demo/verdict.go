@@ -55,11 +55,18 @@ func capacityVerdict(p *ProperStep) []string {
 	rs := p.Capacity.Searches
 	base := rs[0]
 	for _, s := range rs[1:] {
-		line := fmt.Sprintf("Verdict: capacity under %s, %s %s against %s %s (%s)", capacity.SLOText(s.SLO), s.Target,
-			capacityText(s), base.Target, capacityText(base), times(s.Capacity, base.Capacity))
+		line := fmt.Sprintf("Verdict: capacity under %s, %s %s against %s %s", capacity.SLOText(s.SLO), s.Target,
+			capacityText(s), base.Target, capacityText(base))
+		if s.Capacity > 0 && base.Capacity > 0 {
+			line += fmt.Sprintf(" (%s)", times(s.Capacity, base.Capacity))
+		}
 		if c := p.Comparison; c != nil {
 			if i := sideIndex(c, s.Target); i >= 0 {
-				line += fmt.Sprintf("; below both capacities, at %s req/s, it adds %s at P50", rps(p.Rate), significance(c, "p50", i))
+				where := ""
+				if belowAll(rs, p.Rate) {
+					where = ", below every capacity"
+				}
+				line += fmt.Sprintf("; at %s req/s%s, it adds %s at P50", rps(p.Rate), where, significance(c, "p50", i))
 			}
 		}
 		v = append(v, line+".")
