@@ -59,9 +59,10 @@ func Diagnose(run *results.Run, tl *results.Timeline) []results.Finding {
 	for _, name := range names {
 		rs := by[name]
 		out = append(out, saturationFindings(run, name, rs)...)
-		out = append(out, throttlingFindings(name, rs)...)
+		out = append(out, throttlingFindings(name, rs, workloads(run))...)
 		out = append(out, backendFindings(name, rs)...)
 		out = append(out, generatorFindings(run, name, rs)...)
+		out = append(out, podFindings(name, rs)...)
 		out = append(out, authErrorFindings(name, rs, tl)...)
 		out = append(out, instabilityFindings(name, rs)...)
 		out = append(out, sendLagFindings(name, rs)...)

@@ -69,9 +69,22 @@ func componentRuns(rs []results.Result) []componentRun {
 	return out
 }
 
+// workloads names where a Kubernetes lab runs each component.
+func workloads(run *results.Run) map[string]string {
+	w := map[string]string{}
+	if run.Lab != nil {
+		for _, c := range run.Lab.Components {
+			if c.Workload != "" {
+				w[c.Name] = c.Workload
+			}
+		}
+	}
+	return w
+}
+
 // throttlingFindings names every component throttled by its CPU quota or
-// running into its limit.
-func throttlingFindings(target string, rs []results.Result) []results.Finding {
+// running into its limit, and where it runs (workloads).
+func throttlingFindings(target string, rs []results.Result, workloads map[string]string) []results.Finding {
 	var out []results.Finding
 	for _, c := range componentRuns(rs) {
 		ratio := c.ratio()
@@ -86,7 +99,7 @@ func throttlingFindings(target string, rs []results.Result) []results.Finding {
 		rec := ceilCores(2 * c.cpuPeak)
 		out = append(out, results.Finding{
 			Kind: KindCPUThrottling, Severity: sev, Target: target, Component: c.name,
-			Evidence: throttlingEvidence(c, ratio),
+			Evidence: throttlingEvidence(c, ratio, workloads[c.name]),
 			Advice: fmt.Sprintf("Set %s's CPU limit to at least %s (2× the measured peak of %s cores), or remove it. "+
 				"A throttled component's peak is capped by its limit, so rerun without the limit to see its real peak "+
 				"before settling on a value, and alert on throttled periods rather than average CPU.",
@@ -98,11 +111,18 @@ func throttlingFindings(target string, rs []results.Result) []results.Finding {
 	return out
 }
 
-func throttlingEvidence(c componentRun, ratio float64) string {
+func throttlingEvidence(c componentRun, ratio float64, workload string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s", c.name)
+	var where []string
+	if workload != "" {
+		where = append(where, workload)
+	}
 	if c.cpuLimit > 0 {
-		fmt.Fprintf(&b, " (CPU limit %s)", millicores(c.cpuLimit))
+		where = append(where, "CPU limit "+millicores(c.cpuLimit))
+	}
+	if len(where) > 0 {
+		fmt.Fprintf(&b, " (%s)", strings.Join(where, "; "))
 	}
 	if c.periods > 0 {
 		fmt.Fprintf(&b, " was throttled in %.0f%% of its CFS periods (%d of %d, %s s spent throttled)",

@@ -7,6 +7,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -57,8 +58,7 @@ func addFormatFlag(cmd *cobra.Command, f *formatValue, usage string, allowed ...
 // command's -o, as a hidden, deprecated alias.
 func addFormatAlias(cmd *cobra.Command, f *formatValue) {
 	cmd.Flags().Var(f, "format", "output format")
-	_ = cmd.Flags().MarkHidden("format")
-	_ = cmd.Flags().MarkDeprecated("format", "use -o/--output")
+	deprecate(cmd.Flags(), "format", "use -o/--output")
 }
 
 // addOutputFileFlag declares --output-file, where a command that writes a
@@ -79,8 +79,7 @@ func addLabDirFlag(cmd *cobra.Command, dir *string, def, usage string, aliases .
 	f.StringVar(dir, "lab-dir", def, usage)
 	for _, a := range aliases {
 		f.StringVar(dir, a, def, usage)
-		_ = f.MarkHidden(a)
-		_ = f.MarkDeprecated(a, "use --lab-dir")
+		deprecate(f, a, "use --lab-dir")
 	}
 }
 
@@ -300,3 +299,23 @@ var (
 	_ pflag.Value = (*platformValue)(nil)
 	_ pflag.Value = (*portsValue)(nil)
 )
+
+// deprecatedKey annotates a hidden flag kept for a release as an alias.
+const deprecatedKey = "authbench/deprecated"
+
+// deprecate hides a flag and records why, for warnDeprecated. pflag's own
+// MarkDeprecated prints through cobra's output writer, which is stdout:
+// `lab scenario --dir D > s.yaml` would then write the notice into the YAML.
+func deprecate(fs *pflag.FlagSet, name, instead string) {
+	_ = fs.MarkHidden(name)
+	_ = fs.SetAnnotation(name, deprecatedKey, []string{instead})
+}
+
+// warnDeprecated tells on stderr which deprecated flags the command line used.
+func warnDeprecated(cmd *cobra.Command, w io.Writer) {
+	cmd.Flags().Visit(func(f *pflag.Flag) {
+		if why := f.Annotations[deprecatedKey]; len(why) > 0 {
+			fmt.Fprintf(w, "authbench: flag --%s is deprecated: %s\n", f.Name, why[0])
+		}
+	})
+}

@@ -147,8 +147,10 @@ func TestDeprecatedAliasesAndNewNames(t *testing.T) {
 			t.Errorf("authbench %s: exit %d, stderr %q; want the lab in %s read (and not running)", strings.Join(args, " "), r.code, r.stderr, dir)
 		}
 	}
-	r := runCLI(t, "lab", "up", "--lab-dir", dir, "--platform", "kube")
-	if r.code == 0 || !strings.Contains(r.stderr, "kube is not available yet") {
+	// The kube platform is linked in (it refuses --foreground before
+	// starting anything).
+	r := runCLI(t, "lab", "up", "--lab-dir", dir, "--platform", "kube", "--foreground")
+	if r.code == 0 || !strings.Contains(r.stderr, "--foreground is not supported") {
 		t.Errorf("lab up --platform kube: exit %d, %q", r.code, r.stderr)
 	}
 	r = runCLI(t, "history", "--out", t.TempDir(), "--last", "3")

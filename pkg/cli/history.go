@@ -40,8 +40,7 @@ func newHistoryCmd(s streams) *cobra.Command {
 	f.StringVar(&o.query.Run, "name", "", "only runs with this name")
 	f.IntVar(&o.query.Limit, "last", 0, "only the most recent N rows")
 	f.IntVar(&o.query.Limit, "limit", 0, "only the most recent N rows")
-	_ = f.MarkHidden("limit")
-	_ = f.MarkDeprecated("limit", "use --last")
+	deprecate(f, "limit", "use --last")
 	f.BoolVar(&o.reindex, "reindex", false, "rebuild the index from the run directories first")
 	return cmd
 }

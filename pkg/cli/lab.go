@@ -24,7 +24,7 @@ func newLabCmd() *cobra.Command {
 sharing etcd, a kube-apiserver (TokenReview, SubjectAccessReview) and Keycloak.`,
 	}
 	cmd.AddCommand(newLabUpCmd(), newLabStatusCmd(), newLabDownCmd(), newLabScenarioCmd(), newLabLimitCmd(),
-		newLabServeCmd(), newLabInstallCmd())
+		newLabServeCmd(), newLabInstallCmd(), newLabKubeconfigCmd())
 	return cmd
 }
 
@@ -67,8 +67,7 @@ func newLabUpCmd() *cobra.Command {
 	f.DurationVar(&o.lifespan, "token-lifespan", lab.DefaultAccessTokenLifespan, "Keycloak access token lifespan")
 	f.DurationVar(&o.timeout, "ready-timeout", lab.DefaultReadyTimeout, "how long the lab may take to become ready")
 	f.DurationVar(&o.timeout, "timeout", lab.DefaultReadyTimeout, "how long the lab may take to become ready")
-	_ = f.MarkHidden("timeout")
-	_ = f.MarkDeprecated("timeout", "use --ready-timeout")
+	deprecate(f, "timeout", "use --ready-timeout")
 	f.BoolVar(&o.foreground, "foreground", false, "run the lab in this process until Ctrl-C instead of in the background")
 	return cmd
 }
@@ -112,8 +111,7 @@ func newLabStatusCmd() *cobra.Command {
 	addLabSubDirFlag(cmd, &dir)
 	addFormatFlag(cmd, format, "json is state.json with live statuses", formatText, formatJSON)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print state.json with live statuses")
-	_ = cmd.Flags().MarkHidden("json")
-	_ = cmd.Flags().MarkDeprecated("json", "use -o json")
+	deprecate(cmd.Flags(), "json", "use -o json")
 	return cmd
 }
 

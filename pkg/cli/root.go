@@ -84,6 +84,7 @@ brings a local lab of real auth stacks to reproduce findings.`,
 	root.SetOut(s.out)
 	root.SetErr(s.err)
 	root.SetFlagErrorFunc(flagError)
+	root.PersistentPreRun = func(cmd *cobra.Command, _ []string) { warnDeprecated(cmd, s.err) }
 	for _, add := range commands {
 		root.AddCommand(add(s))
 	}

@@ -31,6 +31,7 @@ func newRunCmd(s streams) *cobra.Command {
 		},
 	}
 	o.addFlags(cmd)
+	addPodFlags(cmd)
 	return cmd
 }
 
@@ -43,6 +44,9 @@ func (o *runOptions) run(cmd *cobra.Command, args []string, s streams) error {
 	ro := runner.Options{Plan: p, Out: o.out, CommandLine: s.argv, Version: Version, Log: s.err}
 	if o.output.value == formatText && isTerminal(s.out) {
 		ro.Progress = s.out
+	}
+	if err := podExecutor(cmd.Context(), cmd, &ro, s.err); err != nil {
+		return err
 	}
 	if err := o.observe(cmd.Context(), &ro); err != nil {
 		return err

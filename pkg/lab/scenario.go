@@ -92,6 +92,18 @@ type scenarioFile struct {
 	Targets []scenarioTarget `yaml:"targets"`
 	Load    scenarioLoad     `yaml:"load"`
 	Client  scenarioClient   `yaml:"client"`
+	// Observe and Prometheus sample a kube lab's pods through its
+	// Prometheus (cAdvisor), with the default container profile.
+	Observe    []scenarioObserve `yaml:"observe,omitempty"`
+	Prometheus *LabPrometheus    `yaml:"prometheus,omitempty"`
+}
+
+type scenarioObserve struct {
+	Name      string `yaml:"name"`
+	Role      string `yaml:"role,omitempty"`
+	Namespace string `yaml:"namespace"`
+	Pod       string `yaml:"pod"`
+	Container string `yaml:"container"`
 }
 
 type scenarioTarget struct {
@@ -140,6 +152,15 @@ func scenarioYAML(s *State) ([]byte, error) {
 		}
 		fmt.Fprintf(&head, "# %s: %s\n#   %s\n", t.Name, stackTitle(t.Stack), strings.Join(chain, " -> "))
 		f.Targets = append(f.Targets, st)
+	}
+	if s.Prometheus != nil {
+		f.Prometheus = s.Prometheus
+		for _, c := range s.Components {
+			if c.Namespace != "" {
+				f.Observe = append(f.Observe, scenarioObserve{Name: c.Name, Role: c.Role,
+					Namespace: c.Namespace, Pod: c.Pod, Container: c.Container})
+			}
+		}
 	}
 	var b bytes.Buffer
 	b.WriteString(head.String())

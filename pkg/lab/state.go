@@ -61,6 +61,18 @@ type State struct {
 	// TokenPool describes the pool of static tokens, when the lab issued
 	// one (--token-pool).
 	TokenPool *TokenPool `json:"token_pool,omitempty"`
+	// Prometheus is the lab's own Prometheus (a kube lab's, scraping the
+	// kubelet's cAdvisor), through which its scenario samples the pods.
+	// Empty on the processes platform.
+	Prometheus *LabPrometheus `json:"prometheus,omitempty"`
+}
+
+// LabPrometheus is how a lab's scenario reads its Prometheus.
+type LabPrometheus struct {
+	URL string `json:"url" yaml:"url"`
+	// Settle is how long after a window to wait for the last scrape
+	// (scrape interval plus cAdvisor's housekeeping).
+	Settle string `json:"settle,omitempty" yaml:"settle,omitempty"`
 }
 
 // ComponentInfo is one process of the lab, as the sampler and reports need it.
@@ -87,6 +99,14 @@ type ComponentInfo struct {
 	Status string `json:"status,omitempty"` // starting, running, exited
 	// StartupS is how long the component took to become ready.
 	StartupS float64 `json:"startup_s,omitempty"`
+	// Namespace, Pod (a regular expression following the Deployment's
+	// pods) and Container locate a kube lab's component for the
+	// Prometheus sampler. Empty on the processes platform.
+	Namespace string `json:"namespace,omitempty"`
+	Pod       string `json:"pod,omitempty"`
+	Container string `json:"container,omitempty"`
+	// Workload names the Deployment and container, for findings.
+	Workload string `json:"workload,omitempty"`
 }
 
 // StackTarget is one stack as a benchmark target: its outer URL, its layers
@@ -160,7 +180,7 @@ func (s *State) Record() *results.Lab {
 			role += " (" + c.Program + " plays " + c.Plays + ")"
 		}
 		l.Components = append(l.Components, results.LabComponent{
-			Name: c.Name, Role: role, Version: c.Version, URL: c.URL, Limit: c.Limit,
+			Name: c.Name, Role: role, Version: c.Version, URL: c.URL, Limit: c.Limit, Workload: c.Workload,
 		})
 	}
 	return l

@@ -78,8 +78,10 @@ func TestPrometheusAgreesWithLocal(t *testing.T) {
 		t.Logf("%-10s idle %.4f mean %.4f peak %.4f per1k %.3f mem %.0f..%.0f samples %d",
 			u.Source, u.CPUIdle, u.CPUMean, u.CPUPeak, u.CPUSecondsPer1k, u.MemStart, u.MemPeak, len(u.Samples))
 	}
-	if l.CPUMean < 0.2 || l.CPUMean > 0.7 {
-		t.Fatalf("local mean CPU %.3f; the helper burns about 0.4 cores", l.CPUMean)
+	// The helper asks for about 0.4 cores; a host busy with other work gives
+	// it less, which changes nothing to the comparison below.
+	if l.CPUMean < 0.05 || l.CPUMean > 0.7 {
+		t.Fatalf("local mean CPU %.3f; the helper burns up to 0.4 cores", l.CPUMean)
 	}
 	for _, u := range []struct {
 		name string
@@ -162,8 +164,10 @@ func TestPrometheusShortWindowAgrees(t *testing.T) {
 	for _, u := range us {
 		t.Logf("%-10s idle %.4f mean %.4f peak %.4f samples %d", u.Source, u.CPUIdle, u.CPUMean, u.CPUPeak, len(u.Samples))
 	}
-	if l.CPUMean < 0.2 || l.CPUMean > 0.7 {
-		t.Fatalf("local mean CPU %.3f; the helper burns about 0.4 cores", l.CPUMean)
+	// The helper asks for about 0.4 cores; a host busy with other work gives
+	// it less, which changes nothing to the comparison below.
+	if l.CPUMean < 0.05 || l.CPUMean > 0.7 {
+		t.Fatalf("local mean CPU %.3f; the helper burns up to 0.4 cores", l.CPUMean)
 	}
 	for i, name := range map[int]string{1: "counter profile", 2: "rate profile, counter read raw"} {
 		if d := math.Abs(us[i].CPUMean-l.CPUMean) / l.CPUMean; d > 0.10 {

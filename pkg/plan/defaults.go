@@ -101,6 +101,7 @@ func (p *Plan) ValidateSettings() error {
 	v.load()
 	v.client()
 	v.slo()
+	v.execution()
 	if len(v.errs) > 0 {
 		return v.errs
 	}

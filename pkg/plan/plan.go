@@ -53,6 +53,9 @@ type Plan struct {
 	// `lab scenario` writes it: the run observes that lab. Default "": the
 	// running lab in the default directory, if the targets point at it.
 	Lab string `json:"lab,omitempty"`
+	// Execution, when set, runs the load from pods of a Kubernetes Job.
+	// Default nil: from this process.
+	Execution *Execution `json:"execution,omitempty"`
 	// Given records which settings the user gave, and where; see Given.
 	// Not recorded in run.json.
 	Given Given `json:"-"`

@@ -128,6 +128,7 @@ func (s *summaryWriter) targetSections(t targetRun) {
 	s.slo(t)
 	s.resources(t)
 	s.apiserver(t)
+	s.generatorPods(t)
 	s.recommendations(t)
 	if len(s.targets) == 1 {
 		s.findings(s.run.Findings)

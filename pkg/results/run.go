@@ -140,6 +140,9 @@ type Result struct {
 	HistogramFile string `json:"histogram_file,omitempty"`
 	// Components are resource samples per component (issue 4).
 	Components []ComponentUsage `json:"components,omitempty"`
+	// Pods, when the load came from pods (run --pods), is the per-pod
+	// table and coverage. Default nil: load from this process.
+	Pods *PodExecution `json:"pods,omitempty"`
 	// APIServer counts the API server's TokenReviews and SARs during the
 	// iteration (issue 15), when a review counter was given.
 	APIServer *APIServerReviews `json:"apiserver,omitempty"`
@@ -334,6 +337,9 @@ type LabComponent struct {
 	Version string `json:"version,omitempty"`
 	URL     string `json:"url,omitempty"`
 	Limit   string `json:"limit,omitempty"`
+	// Workload is where a Kubernetes lab runs the component, e.g.
+	// "Deployment authbench/oauth2-proxy, container oauth2-proxy".
+	Workload string `json:"workload,omitempty"`
 }
 
 // Lag summarises how late requests were sent against their schedule, in

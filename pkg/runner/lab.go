@@ -91,6 +91,9 @@ func LabComponents(dir string, p *plan.Plan, explicit bool) ([]observe.LocalComp
 		if len(stacks) > 0 && c.Stack != lab.StackShared && !stacks[c.Stack] {
 			continue
 		}
+		if c.Cgroup == "" && c.PID == 0 {
+			continue // a kube lab's pod: sampled through the lab's Prometheus
+		}
 		comps = append(comps, observe.LocalComponent{Name: c.Name, Role: c.Role, Cgroup: c.Cgroup, PID: c.PID})
 	}
 	return comps, st.Record(), nil

@@ -113,6 +113,7 @@ func (b *builder) plan(f *fileSpec) *plan.Plan {
 	p.Observe = b.observe(f.Observe)
 	p.Prometheus = b.prometheus(f.Prometheus)
 	p.Capacity = b.capacity(f.Capacity)
+	p.Execution = b.execution(p, f.Execution)
 	if f.SampleInterval != nil {
 		p.SampleInterval = plan.Duration(*f.SampleInterval)
 		b.give(p, f, "", "sample_interval")

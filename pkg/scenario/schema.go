@@ -35,6 +35,9 @@ type fileSpec struct {
 	// samples that lab's components. Default: the running lab in the
 	// default directory, when the targets point at it.
 	Lab string `yaml:"lab"`
+	// Execution runs the load from pods of a Kubernetes Job. Default:
+	// none (this process).
+	Execution *executionSpec `yaml:"execution"`
 }
 
 // targetSpec is one endpoint.

@@ -9,7 +9,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -146,6 +148,12 @@ func makeCgroupRoot(dir string) error {
 			if v, err := os.ReadFile(filepath.Join(h, f)); err == nil {
 				os.WriteFile(filepath.Join(d, f), v, 0o644)
 			}
+		}
+		// On a real node the kubelet gives kubepods the node's CPUs as
+		// cgroup v1 shares (1024 each); the root we put above it would
+		// otherwise weigh as one task-sized group against every host process.
+		if _, err := os.Stat(filepath.Join(d, "cpu.shares")); err == nil {
+			os.WriteFile(filepath.Join(d, "cpu.shares"), []byte(strconv.Itoa(1024*runtime.NumCPU())), 0o644)
 		}
 	}
 	return nil

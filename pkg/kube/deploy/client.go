@@ -53,7 +53,11 @@ type kubeconfig struct {
 
 // FromKubeconfig builds a client from a kubeconfig file's current context
 // (client certificates, a token or a token file; no exec plugins).
-func FromKubeconfig(path string) (*Client, error) {
+func FromKubeconfig(path string) (*Client, error) { return FromKubeconfigContext(path, "") }
+
+// FromKubeconfigContext is FromKubeconfig for the named context ("": the
+// current one), as kubectl's --context.
+func FromKubeconfigContext(path, context string) (*Client, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading kubeconfig: %w", err)
@@ -62,9 +66,12 @@ func FromKubeconfig(path string) (*Client, error) {
 	if err := yaml.Unmarshal(b, &kc); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	if context == "" {
+		context = kc.CurrentContext
+	}
 	var clusterName, userName string
 	for _, c := range kc.Contexts {
-		if c.Name == kc.CurrentContext {
+		if c.Name == context {
 			clusterName, userName = c.Context.Cluster, c.Context.User
 		}
 	}
@@ -91,7 +98,7 @@ func FromKubeconfig(path string) (*Client, error) {
 		}
 	}
 	if c.Server == "" {
-		return nil, fmt.Errorf("%s: no server for the current context %q", path, kc.CurrentContext)
+		return nil, fmt.Errorf("%s: no server for the context %q", path, context)
 	}
 	for _, u := range kc.Users {
 		if u.Name != userName {

@@ -78,3 +78,34 @@ func containerIndex(ctx context.Context, c *Client, path, container string) (int
 	}
 	return 0, false, fmt.Errorf("%s has no container %q", path, container)
 }
+
+// setLimits puts limits on the container running component in objs, if
+// the component belongs to these objects' stack.
+func setLimits(objs []manifests.Object, component string, limits map[string]string) error {
+	deployment, container, ok := manifests.Workload(component)
+	if !ok {
+		return fmt.Errorf("limit %s: not a component of the stacks", component)
+	}
+	for _, o := range objs {
+		if manifests.Kind(o) != "Deployment" || manifests.Name(o) != deployment {
+			continue
+		}
+		spec := o["spec"].(manifests.Object)["template"].(manifests.Object)["spec"].(manifests.Object)
+		for _, c := range spec["containers"].([]manifests.Object) {
+			if c["name"] != container {
+				continue
+			}
+			res, _ := c["resources"].(manifests.Object)
+			if res == nil {
+				res = manifests.Object{}
+				c["resources"] = res
+			}
+			lim := manifests.Object{}
+			for k, v := range limits {
+				lim[k] = v
+			}
+			res["limits"] = lim
+		}
+	}
+	return nil
+}

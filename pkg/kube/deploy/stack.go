@@ -20,6 +20,14 @@ type StackOptions struct {
 	InstallCRDs bool
 	DryRun      bool
 	NoWait      bool // return once applied, without waiting for the Deployments
+	// Serving, when set, is the certificate every TLS listener serves
+	// (the lab's, so that one CA covers the stacks and Keycloak). Default:
+	// the one already in the namespace's serving Secret, else a new one.
+	Serving *manifests.TLS
+	// Limits set resources.limits of components at apply time (component
+	// name as in manifests.Workload -> limits such as {"cpu": "50m"}).
+	// Default none.
+	Limits map[string]map[string]string
 }
 
 // Objects resolves images and the serving certificate and builds the
@@ -38,12 +46,19 @@ func Objects(ctx context.Context, c *Client, o StackOptions) ([]manifests.Object
 		ns = manifests.DefaultNamespace
 	}
 	var err error
-	if mo.Serving, err = servingTLS(ctx, c, ns); err != nil {
+	if o.Serving != nil {
+		mo.Serving = *o.Serving
+	} else if mo.Serving, err = servingTLS(ctx, c, ns); err != nil {
 		return nil, fmt.Errorf("making the serving certificate: %w", err)
 	}
 	objs, err := manifests.Build(mo)
 	if err != nil {
 		return nil, err
+	}
+	for comp, l := range o.Limits {
+		if err := setLimits(objs, comp, l); err != nil {
+			return nil, err
+		}
 	}
 	if o.InstallCRDs {
 		objs = append(manifests.CRDs(), objs...)

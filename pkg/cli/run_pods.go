@@ -1,0 +1,135 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/authbench/authbench/pkg/image"
+	"github.com/authbench/authbench/pkg/kube/cluster"
+	"github.com/authbench/authbench/pkg/kube/pods"
+	"github.com/authbench/authbench/pkg/plan"
+	"github.com/authbench/authbench/pkg/runner"
+)
+
+// addPodFlags adds run's flags for load from pods (issue 12). Their
+// values land in the plan's Execution, as a scenario's execution block
+// does; the flags win over the block.
+func addPodFlags(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.Int("pods", 0, "run the load from N pods of a Kubernetes Job, split and merged exactly (default: this process)")
+	f.String("kubeconfig", "", "kubeconfig for --pods (default $KUBECONFIG, else ~/.kube/config; a kube lab's own with --lab-dir)")
+	f.String("context", "", "kubeconfig context for --pods (default: its current context)")
+	f.String("namespace", "", `namespace of the --pods Job (default "default")`)
+	f.String("image", "", "authbench's image for --pods (default in a kube lab: this binary's, imported)")
+}
+
+// applyPodFlags copies the --pods flags into the plan's Execution.
+func applyPodFlags(cmd *cobra.Command, p *plan.Plan) error {
+	f := cmd.Flags()
+	if n, _ := f.GetInt("pods"); f.Changed("pods") {
+		if p.Execution == nil {
+			p.Execution = &plan.Execution{}
+		}
+		p.Execution.Pods = n
+		p.Give(plan.FieldPods, "--pods")
+	}
+	for _, name := range []string{"kubeconfig", "context", "namespace", "image"} {
+		if !f.Changed(name) {
+			continue
+		}
+		if p.Execution == nil {
+			return fmt.Errorf("--%s applies to load from pods: give --pods N (or an execution block)", name)
+		}
+		v, _ := f.GetString(name)
+		*map[string]*string{"kubeconfig": &p.Execution.Kubeconfig, "context": &p.Execution.Context,
+			"namespace": &p.Execution.Namespace, "image": &p.Execution.Image}[name] = v
+	}
+	return nil
+}
+
+// podExecutor sets ro.Executor when the plan runs its load from pods.
+func podExecutor(ctx context.Context, cmd *cobra.Command, ro *runner.Options, log io.Writer) error {
+	if err := applyPodFlags(cmd, ro.Plan); err != nil {
+		return err
+	}
+	x := ro.Plan.Execution
+	if x == nil {
+		return nil
+	}
+	ro.Plan.Complete()
+	if err := ro.Plan.Validate(); err != nil {
+		return err
+	}
+	o := pods.Options{Pods: x.Pods, Kubeconfig: x.Kubeconfig, Context: x.Context, Namespace: x.Namespace, Image: x.Image,
+		CPURequest: x.CPURequest, CPULimit: x.CPULimit, MemoryRequest: x.MemoryRequest, MemoryLimit: x.MemoryLimit,
+		NodeSelector: x.NodeSelector, Spread: x.Spread, Log: log}
+	if x.HostNetwork != nil {
+		o.HostNetwork = *x.HostNetwork
+	}
+	if err := kubeLabDefaults(ctx, labDirFlag(cmd), x, &o, log); err != nil {
+		return err
+	}
+	e, err := pods.New(o)
+	if err != nil {
+		return err
+	}
+	ro.Executor = e
+	return nil
+}
+
+// labDirFlag is the run's lab directory flag, whichever name it has. A
+// bare cluster's directory (kube cluster up --dir) is taken here and
+// cleared for the lab sampler, which cannot read it; a kube lab's
+// directory stays for the sampler (its Prometheus).
+func labDirFlag(cmd *cobra.Command) string {
+	for _, n := range []string{"lab-dir", "observe-lab"} {
+		if f := cmd.Flags().Lookup(n); f != nil && f.Changed {
+			dir := f.Value.String()
+			if _, err := cluster.Open(dir); err == nil {
+				f.Value.Set("")
+			}
+			return dir
+		}
+	}
+	return ""
+}
+
+// kubeLabDefaults fills what a kube lab provides when dir holds a running
+// lab cluster: its kubeconfig, this binary's image (imported into its
+// containerd), pods on the host network. Explicit values stay.
+func kubeLabDefaults(ctx context.Context, dir string, x *plan.Execution, o *pods.Options, log io.Writer) error {
+	if dir == "" {
+		return nil
+	}
+	c, err := cluster.Open(dir)
+	if err != nil {
+		// A kube lab (lab up --platform kube) keeps its cluster in
+		// DIR/kube (kubeplatform.ClusterDir).
+		if c, err = cluster.Open(filepath.Join(dir, "kube")); err != nil {
+			return nil // not a kube lab: the process lab has no pods
+		}
+	}
+	if o.Kubeconfig == "" {
+		o.Kubeconfig = c.Kubeconfig()
+	}
+	if x.HostNetwork == nil {
+		o.HostNetwork = true
+	}
+	if o.Image != "" {
+		return nil
+	}
+	img, _, err := image.Build(ctx, "authbench", image.Options{})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(log, "pods: importing %s into the kube lab\n", img.Ref)
+	if err := c.Ctr(ctx, "images", "import", img.Path); err != nil {
+		return fmt.Errorf("importing authbench's image into the kube lab: %w", err)
+	}
+	o.Image, o.PullPolicy = img.Ref, "Never"
+	return nil
+}

@@ -1,0 +1,38 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestRunPodsBadInput: --pods and its flags fail early with a clear
+// message, before any cluster is contacted or any run written.
+func TestRunPodsBadInput(t *testing.T) {
+	t.Parallel()
+	const url = "http://127.0.0.1:1/"
+	for _, tc := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"fewer workers than pods", []string{"--pods", "3", "-c", "2", "-n", "10", url}, []string{"2 workers", "--pods 3"}},
+		{"zero pods", []string{"--pods", "0", url}, []string{"pods", "at least 1"}},
+		{"namespace without pods", []string{"--namespace", "load", url}, []string{"--namespace", "--pods"}},
+		{"no image", []string{"--pods", "2", "--kubeconfig", "testdata/no-such-kubeconfig", url}, []string{"--image"}},
+		{"missing kubeconfig", []string{"--pods", "2", "--image", "x/authbench:1", "--kubeconfig", "testdata/no-such-kubeconfig", url},
+			[]string{"kubeconfig", "no-such-kubeconfig"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := runCLI(t, append([]string{"run", "--out", t.TempDir()}, tc.args...)...)
+			if r.code != ExitError || r.stdout != "" {
+				t.Errorf("exit %d, stdout %q; want %d and nothing", r.code, r.stdout, ExitError)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(r.stderr, w) {
+					t.Errorf("stderr %q does not say %q", r.stderr, w)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,186 @@
+package pods
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/authbench/authbench/pkg/kube/deploy"
+	"github.com/authbench/authbench/pkg/plan"
+	"github.com/authbench/authbench/pkg/runner"
+)
+
+// Options configure an Executor.
+type Options struct {
+	// Pods is the number of load generator pods. Required, >= 1.
+	Pods int
+	// Kubeconfig is the kubeconfig file. Default $KUBECONFIG, then
+	// ~/.kube/config, as kubectl.
+	Kubeconfig string
+	// Context is the kubeconfig context. Default: its current context.
+	Context string
+	// Namespace the Job runs in. Default "default".
+	Namespace string
+	// Image is authbench's image reference. Required.
+	Image string
+	// PullPolicy is the container's imagePullPolicy. Default IfNotPresent.
+	PullPolicy string
+	// HostNetwork runs the pods in the node's network namespace (the
+	// lab's rule: traffic only on 127.0.0.1). Default false.
+	HostNetwork bool
+	// CPURequest, CPULimit, MemoryRequest, MemoryLimit are each pod's
+	// resources (Kubernetes quantities). Default none.
+	CPURequest, CPULimit, MemoryRequest, MemoryLimit string
+	// NodeSelector restricts the nodes the pods run on. Default none.
+	NodeSelector map[string]string
+	// Spread prefers one pod per node (pod anti-affinity). Default false.
+	Spread bool
+	// ReadyTimeout bounds the wait for every pod to be ready; pods not
+	// ready by then are left out and the run is partial. Default 3m.
+	ReadyTimeout time.Duration
+	// StartDelay is how far ahead of now a phase's common start is set,
+	// so every pod has seen it in time. Default 2s.
+	StartDelay time.Duration
+	// Log receives progress messages. Default io.Discard.
+	Log io.Writer
+}
+
+// Executor runs each phase of the orchestrator in the pods of one Job.
+// It implements runner.Executor.
+type Executor struct {
+	o      Options
+	api    *deploy.Client
+	id     string // the run label's value
+	name   string // every object's name
+	server string // the API URL as the pods reach it
+	mat    *material
+	pods   []*podState
+	events chan event
+	seq    int
+	stop   context.CancelFunc // ends followers and the heartbeat
+	closed bool
+}
+
+var _ runner.Executor = (*Executor)(nil)
+
+// New checks the options and connects to the cluster; nothing is created
+// before Prepare.
+func New(o Options) (*Executor, error) {
+	if o.Pods < 1 {
+		return nil, fmt.Errorf("--pods must be at least 1, not %d", o.Pods)
+	}
+	if o.Image == "" {
+		return nil, fmt.Errorf("running load in pods needs authbench's image (--image)")
+	}
+	if o.Namespace == "" {
+		o.Namespace = "default"
+	}
+	if o.PullPolicy == "" {
+		o.PullPolicy = "IfNotPresent"
+	}
+	if o.ReadyTimeout <= 0 {
+		o.ReadyTimeout = 3 * time.Minute
+	}
+	if o.StartDelay <= 0 {
+		o.StartDelay = 2 * time.Second
+	}
+	if o.Log == nil {
+		o.Log = io.Discard
+	}
+	kc := KubeconfigPath(o.Kubeconfig)
+	api, err := deploy.FromKubeconfigContext(kc, o.Context)
+	if err != nil {
+		return nil, err
+	}
+	id := make([]byte, 4)
+	rand.Read(id)
+	e := &Executor{o: o, api: api, id: hex.EncodeToString(id), events: make(chan event, 4096), stop: func() {}}
+	e.name = "authbench-" + e.id
+	e.server = podServer(api.Server, o.HostNetwork)
+	return e, nil
+}
+
+// KubeconfigPath is kubectl's default: the flag, $KUBECONFIG (its first
+// file), then ~/.kube/config.
+func KubeconfigPath(flag string) string {
+	if flag != "" {
+		return flag
+	}
+	if env := os.Getenv("KUBECONFIG"); env != "" {
+		return filepath.SplitList(env)[0]
+	}
+	home, _ := os.UserHomeDir()
+	return filepath.Join(home, ".kube", "config")
+}
+
+// podServer is the API URL for the pods: a loopback server (the lab) is
+// reached as it is from hostNetwork pods; otherwise the in-cluster
+// address.
+func podServer(server string, hostNetwork bool) string {
+	u, err := url.Parse(server)
+	if err != nil || !hostNetwork {
+		return ""
+	}
+	if ip := net.ParseIP(u.Hostname()); ip != nil && ip.IsLoopback() || u.Hostname() == "localhost" {
+		return server
+	}
+	return ""
+}
+
+// ID is the value of the run label on every object of this executor.
+func (e *Executor) ID() string { return e.id }
+
+// Namespace is where the objects are.
+func (e *Executor) Namespace() string { return e.o.Namespace }
+
+// Secrets are the secret values passed to the pods, for leak checks.
+func (e *Executor) Secrets() []string {
+	if e.mat == nil {
+		return nil
+	}
+	return e.mat.tokens
+}
+
+// Prepare resolves the token sources, creates the Job and its objects,
+// and waits until every pod is ready (or the ready timeout, after which
+// the pods that are ready run the load and the run is partial).
+func (e *Executor) Prepare(ctx context.Context, client plan.Client, targets []plan.Target) error {
+	m, err := buildMaterial(ctx, targets, client)
+	if err != nil {
+		return err
+	}
+	e.mat = m
+	m.cfg.Run, m.cfg.Namespace, m.cfg.ConfigMap, m.cfg.Server = e.id, e.o.Namespace, e.name, e.server
+	cfg, _ := json.Marshal(m.cfg)
+	m.files[ConfigFile] = cfg
+	if err := e.createAll(ctx); err != nil {
+		return err
+	}
+	bg, stop := context.WithCancel(context.Background())
+	e.stop = stop
+	go e.beat(bg)
+	fmt.Fprintf(e.o.Log, "pods: Job %s/%s with %d pods (label %s=%s)\n", e.o.Namespace, e.name, e.o.Pods, RunLabel, e.id)
+	return e.waitReady(ctx, bg)
+}
+
+// createAll creates the suspended Job, its dependents, then resumes it.
+func (e *Executor) createAll(ctx context.Context) error {
+	uid, err := e.create(ctx, e.jobObject())
+	if err != nil {
+		return err
+	}
+	for _, o := range e.dependents(uid, e.mat.files) {
+		if _, err := e.create(ctx, o); err != nil {
+			return err
+		}
+	}
+	return e.patch(ctx, "Job", obj{"spec": obj{"suspend": false}})
+}

@@ -1,0 +1,126 @@
+package pods
+
+import (
+	"encoding/base64"
+	"path"
+)
+
+// RunLabel is on every object a run creates; its value is the run's id.
+const RunLabel = "authbench.io/run"
+
+type obj = map[string]any
+
+func meta(name, ns, run string) obj {
+	return obj{"name": name, "namespace": ns, "labels": obj{RunLabel: run}}
+}
+
+// owned makes o a dependent of the Job, so that deleting the Job (or its
+// TTL after a killed coordinator) deletes it too.
+func owned(o obj, job, uid string) obj {
+	o["metadata"].(obj)["ownerReferences"] = []obj{{"apiVersion": "batch/v1", "kind": "Job", "name": job, "uid": uid}}
+	return o
+}
+
+// jobObject is the Indexed Job, created suspended: its Secret, ConfigMap
+// and RBAC are created as its dependents before it is resumed.
+func (e *Executor) jobObject() obj {
+	n := e.o.Pods
+	container := obj{
+		"name": "agent", "image": e.o.Image, "imagePullPolicy": e.o.PullPolicy,
+		"args": []string{"agent", "--config", path.Join(SecretDir, ConfigFile)},
+		"env": []obj{
+			{"name": "POD_NAME", "valueFrom": obj{"fieldRef": obj{"fieldPath": "metadata.name"}}},
+			{"name": "NODE_NAME", "valueFrom": obj{"fieldRef": obj{"fieldPath": "spec.nodeName"}}},
+		},
+		"volumeMounts": []obj{{"name": "run", "mountPath": SecretDir, "readOnly": true}},
+		"resources":    e.resources(),
+	}
+	spec := obj{
+		"restartPolicy": "Never", "serviceAccountName": e.name, "hostNetwork": e.o.HostNetwork,
+		"automountServiceAccountToken": true, "terminationGracePeriodSeconds": 2,
+		"containers": []obj{container},
+		"volumes":    []obj{{"name": "run", "secret": obj{"secretName": e.name, "defaultMode": 0o440}}},
+	}
+	if e.o.HostNetwork {
+		spec["dnsPolicy"] = "ClusterFirstWithHostNet"
+	}
+	if len(e.o.NodeSelector) > 0 {
+		spec["nodeSelector"] = e.o.NodeSelector
+	}
+	if e.o.Spread {
+		spec["affinity"] = obj{"podAntiAffinity": obj{"preferredDuringSchedulingIgnoredDuringExecution": []obj{{
+			"weight": 100, "podAffinityTerm": obj{"topologyKey": "kubernetes.io/hostname",
+				"labelSelector": obj{"matchLabels": obj{RunLabel: e.id}}}}}}}
+	}
+	return obj{"apiVersion": "batch/v1", "kind": "Job", "metadata": meta(e.name, e.o.Namespace, e.id),
+		"spec": obj{
+			"completionMode": "Indexed", "completions": n, "parallelism": n, "suspend": true,
+			// A failed pod fails its index only: the others go on and
+			// the run reports what they covered.
+			"backoffLimitPerIndex": 0, "maxFailedIndexes": n, "podReplacementPolicy": "Failed",
+			"ttlSecondsAfterFinished": 60,
+			"template":                obj{"metadata": obj{"labels": obj{RunLabel: e.id}}, "spec": spec},
+		}}
+}
+
+func (e *Executor) resources() obj {
+	r := obj{}
+	add := func(kind, res, v string) {
+		if v == "" {
+			return
+		}
+		if r[kind] == nil {
+			r[kind] = obj{}
+		}
+		r[kind].(obj)[res] = v
+	}
+	add("requests", "cpu", e.o.CPURequest)
+	add("limits", "cpu", e.o.CPULimit)
+	add("requests", "memory", e.o.MemoryRequest)
+	add("limits", "memory", e.o.MemoryLimit)
+	return r
+}
+
+// dependents are the Job's ServiceAccount, its Role and RoleBinding (get
+// on this run's ConfigMap, nothing else), the Secret and the ConfigMap.
+func (e *Executor) dependents(uid string, files map[string][]byte) []obj {
+	ns, n, id := e.o.Namespace, e.name, e.id
+	data := obj{}
+	for k, v := range files {
+		data[k] = base64.StdEncoding.EncodeToString(v)
+	}
+	objs := []obj{
+		{"apiVersion": "v1", "kind": "ServiceAccount", "metadata": meta(n, ns, id), "automountServiceAccountToken": true},
+		{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": meta(n, ns, id),
+			"rules": []obj{{"apiGroups": []string{""}, "resources": []string{"configmaps"}, "resourceNames": []string{n}, "verbs": []string{"get"}}}},
+		{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding", "metadata": meta(n, ns, id),
+			"roleRef":  obj{"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": n},
+			"subjects": []obj{{"kind": "ServiceAccount", "name": n, "namespace": ns}}},
+		{"apiVersion": "v1", "kind": "Secret", "metadata": meta(n, ns, id), "type": "Opaque", "data": data},
+		{"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta(n, ns, id), "data": obj{}},
+	}
+	for _, o := range objs {
+		owned(o, n, uid)
+	}
+	return objs
+}
+
+// collections are where a run's objects live, for cleanup and checks.
+var collections = []struct{ kind, path string }{
+	{"Secret", "/api/v1/namespaces/%s/secrets"},
+	{"Job", "/apis/batch/v1/namespaces/%s/jobs"},
+	{"Pod", "/api/v1/namespaces/%s/pods"},
+	{"ConfigMap", "/api/v1/namespaces/%s/configmaps"},
+	{"RoleBinding", "/apis/rbac.authorization.k8s.io/v1/namespaces/%s/rolebindings"},
+	{"Role", "/apis/rbac.authorization.k8s.io/v1/namespaces/%s/roles"},
+	{"ServiceAccount", "/api/v1/namespaces/%s/serviceaccounts"},
+}
+
+func collection(kind string) string {
+	for _, c := range collections {
+		if c.kind == kind {
+			return c.path
+		}
+	}
+	return ""
+}

@@ -1,0 +1,304 @@
+package kubeplatform
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/authbench/authbench/pkg/image"
+	"github.com/authbench/authbench/pkg/kube/cluster"
+	"github.com/authbench/authbench/pkg/kube/manifests"
+	"github.com/authbench/authbench/pkg/lab"
+	"github.com/authbench/authbench/pkg/lab/internal/lock"
+	"github.com/authbench/authbench/pkg/lab/internal/ports"
+	"github.com/authbench/authbench/pkg/lab/keycloak"
+)
+
+// Port names besides the stacks' (manifests.PortNames).
+const portPrometheus = "prometheus"
+
+// Prometheus settings: cAdvisor refreshes a container's counters every
+// 10 s (its housekeeping), so a window's last values land up to a scrape
+// plus a housekeeping interval after it ends.
+const (
+	scrapeInterval = "2s"
+	promSettle     = "13s"
+)
+
+// upRun is one Up call.
+type upRun struct {
+	dir   string
+	cfg   lab.Config
+	out   io.Writer
+	certs lab.Certs
+	sec   lab.Secrets
+	ports map[string]int
+	refs  map[string]string // image name -> reference
+	// auditPolicy is the apiserver's audit policy file.
+	auditPolicy string
+	state       *lab.State
+}
+
+// Up starts the cluster, Keycloak in its namespace, the stacks and the
+// Prometheus, and returns the lab's state once alice gets 200 through
+// every stack. On failure nothing is left running.
+func (Platform) Up(ctx context.Context, dir string, o lab.UpOptions) (*lab.State, error) {
+	if o.Foreground {
+		return nil, fmt.Errorf("lab up --platform kube: --foreground is not supported (the cluster runs detached; lab down stops it)")
+	}
+	r := &upRun{dir: dir, cfg: o.Config, out: o.Out}
+	if r.out == nil {
+		r.out = io.Discard
+	}
+	if err := r.prepare(); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, r.cfg.ReadyTimeout)
+	defer cancel()
+	if err := r.start(ctx); err != nil {
+		_ = cluster.DownDir(context.Background(), ClusterDir(dir))
+		waitClosed(r.ports[lab.CompKeycloak], 10*time.Second)
+		r.state.Phase, r.state.Error = lab.PhaseFailed, err.Error()
+		_ = writeState(dir, r.state)
+		return nil, err
+	}
+	return r.state, nil
+}
+
+func (r *upRun) logf(format string, args ...any) {
+	fmt.Fprintf(r.out, "%s %s\n", time.Now().Format("15:04:05.000"), fmt.Sprintf(format, args...))
+}
+
+// prepare checks no lab runs, completes the config, cleans what a killed
+// lab left, and makes certificates, secrets and ports.
+func (r *upRun) prepare() error {
+	if err := os.MkdirAll(filepath.Join(r.dir, "logs"), 0o700); err != nil {
+		return fmt.Errorf("creating lab dir: %w", err)
+	}
+	if err := os.Chmod(r.dir, 0o700); err != nil {
+		return fmt.Errorf("securing lab dir: %w", err)
+	}
+	if c, err := cluster.Open(ClusterDir(r.dir)); err == nil {
+		return fmt.Errorf("%w in %s (kube lab, cluster supervisor pid %d): `authbench lab down --lab-dir %s` stops it",
+			lab.ErrAlreadyRunning, r.dir, c.PID1, r.dir)
+	}
+	if lock.Alive(r.dir) {
+		return fmt.Errorf("%w in %s (processes platform, supervisor pid %d): `authbench lab down --lab-dir %s` stops it",
+			lab.ErrAlreadyRunning, r.dir, lock.Holder(r.dir), r.dir)
+	}
+	skipped, err := complete(&r.cfg)
+	if err != nil {
+		return err
+	}
+	if len(skipped) > 0 {
+		r.logf("stack %s: not available on the kube lab yet; starting %s", strings.Join(skipped, ", "), strings.Join(r.cfg.Stacks, ", "))
+	}
+	if err := writeJSON(filepath.Join(r.dir, lab.RequestFile), r.cfg); err != nil {
+		return err
+	}
+	// The pod cgroups and bridge a killed lab left behind.
+	if err := cluster.DownDir(context.Background(), ClusterDir(r.dir)); err != nil {
+		return fmt.Errorf("cleaning up after the previous kube lab: %w", err)
+	}
+	if r.certs, err = lab.EnsureCerts(r.dir); err != nil {
+		return err
+	}
+	if r.sec, err = lab.EnsureSecrets(r.dir); err != nil {
+		return err
+	}
+	if r.auditPolicy, err = lab.WriteAuditPolicy(r.dir); err != nil {
+		return err
+	}
+	return r.allocatePorts()
+}
+
+// complete fills the config's defaults as the processes platform does,
+// and returns the stacks asked for that the kube lab does not run.
+func complete(c *lab.Config) (skipped []string, err error) {
+	stacks, skipped, err := kubeStacks(c.Stacks)
+	if err != nil {
+		return nil, err
+	}
+	c.Stacks = stacks
+	if c.TokenPool > 0 {
+		return nil, fmt.Errorf("--token-pool: not available on the kube lab yet; use --platform %s", lab.PlatformProcesses)
+	}
+	var limits []lab.Limit
+	for _, l := range c.Limits {
+		if l.MilliCPU == 0 && l.MemoryBytes == 0 {
+			return nil, fmt.Errorf("limit %s=%s: give a cpu or a memory limit", l.Component, lab.NoLimit)
+		}
+		names := byProgram(c.Stacks, l.Component)
+		if len(names) == 0 {
+			return nil, fmt.Errorf("--limit %s: no such component in the kube lab; components: %s",
+				l.Component, strings.Join(limitable(c.Stacks), ", "))
+		}
+		for _, n := range names {
+			limits = append(limits, lab.Limit{Component: n, MilliCPU: l.MilliCPU, MemoryBytes: l.MemoryBytes})
+		}
+	}
+	c.Limits = limits
+	if c.AccessTokenLifespan == 0 {
+		c.AccessTokenLifespan = lab.DefaultAccessTokenLifespan
+	}
+	if c.ReadyTimeout == 0 {
+		c.ReadyTimeout = lab.DefaultReadyTimeout
+	}
+	return skipped, nil
+}
+
+// Stacks are the stacks the kube lab runs: "all" means these.
+func Stacks() []string { return []string{lab.Stack2x, lab.Stack3x} }
+
+// kubeStacks parses --stack values as lab.ParseStacks does, keeping the
+// stacks the kube lab runs (Stacks()) and returning the others apart: the
+// CLI's default, and "all", name every stack of the process lab.
+func kubeStacks(values []string) (stacks, skipped []string, err error) {
+	if len(values) == 0 {
+		values = []string{lab.StackAll}
+	}
+	all, err := lab.ParseStacks(values)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, st := range all {
+		if len(stackComponents[st]) > 0 {
+			stacks = append(stacks, st)
+		} else {
+			skipped = append(skipped, st)
+		}
+	}
+	if len(stacks) == 0 {
+		return nil, nil, fmt.Errorf("stack %s: not available on the kube lab yet (it runs %s); use --platform %s",
+			strings.Join(skipped, ", "), strings.Join(Stacks(), " and "), lab.PlatformProcesses)
+	}
+	return stacks, skipped, nil
+}
+
+// byProgram resolves a limit's name to components: the component of that
+// name, or else every component running that program ("http-echo").
+func byProgram(stacks []string, name string) []string {
+	var hit []string
+	for _, s := range stacks {
+		for _, c := range stackComponents[s] {
+			if c.info.Name == name {
+				return []string{name}
+			}
+			if c.info.Program == name {
+				hit = append(hit, c.info.Name)
+			}
+		}
+	}
+	return hit
+}
+
+func limitable(stacks []string) []string {
+	var out []string
+	for _, s := range stacks {
+		for _, c := range stackComponents[s] {
+			out = append(out, c.info.Name)
+		}
+	}
+	return out
+}
+
+func (r *upRun) allocatePorts() error {
+	names := []string{portPrometheus}
+	for _, s := range r.cfg.Stacks {
+		names = append(names, manifests.PortNames(s)...)
+	}
+	if has(r.cfg.Stacks, lab.Stack3x) {
+		names = append(names, lab.CompKeycloak)
+	}
+	if err := ports.ValidatePinned(r.cfg.Ports, names); err != nil {
+		return err
+	}
+	used, err := ports.Allocate(names, r.cfg.Ports, ports.Read(r.dir))
+	if err != nil {
+		return err
+	}
+	r.ports = used
+	return writeJSON(filepath.Join(r.dir, ports.File), used)
+}
+
+func has(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeFile(path, append(b, '\n'), 0o644)
+}
+
+// start runs everything in order; Keycloak starts as soon as the cluster's
+// namespace exists, in parallel with the cluster's own start.
+func (r *upRun) start(ctx context.Context) error {
+	t0 := time.Now()
+	r.state = &lab.State{Dir: r.dir, Phase: lab.PhaseStarting, Supervisor: os.Getpid(), Started: t0,
+		Stacks: r.cfg.Stacks, Cgroups: "kubelet (cgroupfs)", Ports: r.ports, CACert: r.certs.CA}
+	if err := writeState(r.dir, r.state); err != nil {
+		return err
+	}
+	r.logf("starting the kube lab in %s: stacks %v", r.dir, r.cfg.Stacks)
+	imgs, err := image.BuildAll(ctx, image.Options{})
+	if err != nil {
+		return fmt.Errorf("building the lab's images: %w", err)
+	}
+	r.refs = map[string]string{}
+	var paths []string
+	for _, i := range imgs {
+		r.refs[i.Name], paths = i.Ref, append(paths, i.Path)
+	}
+	r.logf("images ready (%d) in %.1fs", len(imgs), time.Since(t0).Seconds())
+	kc := make(chan error, 1)
+	var kcCfg keycloak.Config
+	if has(r.cfg.Stacks, lab.Stack3x) {
+		if kcCfg, err = keycloakConfig(r.dir, r.ports[lab.CompKeycloak], r.certs, r.sec, r.cfg.AccessTokenLifespan); err != nil {
+			return err
+		}
+		go func() { kc <- startKeycloak(ctx, r.dir, kcCfg) }()
+	} else {
+		kc <- nil
+	}
+	cl, err := cluster.Up(ctx, cluster.Options{Dir: ClusterDir(r.dir), Images: paths, Detach: true, Out: r.out,
+		APIServerArgs: r.apiserverArgs(kcCfg), Timeout: r.cfg.ReadyTimeout})
+	if err != nil {
+		return fmt.Errorf("starting the lab's cluster: %w", err)
+	}
+	r.state.Supervisor = cl.PID1
+	if err := <-kc; err != nil {
+		return err
+	}
+	r.logf("keycloak ready at %.1fs", time.Since(t0).Seconds())
+	return r.deployAndCheck(ctx, cl, kcCfg, t0)
+}
+
+// apiserverArgs: static tokens playing OpenShift OAuth tokens (2x), and
+// Keycloak as the OIDC issuer (3x), as on the processes platform.
+// Its audit log of the proxies' reviews is where runs count them.
+func (r *upRun) apiserverArgs(kc keycloak.Config) []string {
+	args := []string{"--token-auth-file=" + r.sec.TokenAuthFile,
+		"--audit-policy-file=" + r.auditPolicy, "--audit-log-path=" + filepath.Join(r.dir, lab.AuditLog),
+		"--audit-log-maxsize=100", "--audit-log-maxbackup=1"}
+	if kc.HTTPSPort > 0 {
+		args = append(args, "--oidc-issuer-url="+keycloak.IssuerURL(kc), "--oidc-client-id="+lab.OIDCClientID,
+			"--oidc-username-claim=preferred_username", "--oidc-username-prefix=-", "--oidc-ca-file="+r.certs.CA)
+	}
+	return args
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
