@@ -9,6 +9,7 @@ import (
 
 	"github.com/authbench/authbench/pkg/analyze"
 	"github.com/authbench/authbench/pkg/capacity"
+	"github.com/authbench/authbench/pkg/lab"
 	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/report"
 	"github.com/authbench/authbench/pkg/results"
@@ -82,6 +83,13 @@ func (d *demo) capacity(ctx context.Context, p *plan.Plan, min float64, budget t
 	ro, err := d.options(ctx, p)
 	if err != nil {
 		return nil, err
+	}
+	if lab.Open(d.o.LabDir).Platform() == lab.PlatformKube && ro.Monitor != nil {
+		// The kube lab samples through Prometheus, which needs Settle
+		// (13 s) after each window: a search of 2 s steps would spend its
+		// budget waiting. Its steps go unsampled; the runs are sampled.
+		fmt.Fprintln(d.o.Log, "==> capacity steps not sampled on the kube lab (Prometheus settles 13 s after each step)")
+		ro.Monitor = nil
 	}
 	co := runner.CapacityOptions{Options: ro, Step: d.o.Step,
 		Search: capacity.Options{SLO: *p.SLO, Min: min, Budget: budget}}
