@@ -12,7 +12,10 @@ import (
 	"github.com/authbench/authbench/pkg/runner"
 )
 
-// ladders is step 4: each stack's ladder at step 2's rate (or the
+// LadderRateFraction of step 2's rate is step 4's.
+const LadderRateFraction = 0.5
+
+// ladders is step 4: each stack's ladder at half step 2's rate (or the
 // ladder's own rate when step 2 found none), one line per stack.
 func (d *demo) ladders(ctx context.Context) ([]string, error) {
 	var lines []string
@@ -49,7 +52,10 @@ func (d *demo) ladder(ctx context.Context, stack string) (*ladder.Outcome, error
 	lo.Name, lo.CommandLine = "demo-ladder-"+lo.Target.Name, []string{"authbench", "demo"}
 	lo.SlotDuration = d.o.LadderSlot
 	if p := d.out.Properly; p != nil && p.Rate > 0 {
-		lo.Rate = p.Rate
+		// Half the common rate: every rung, the gateway's included, then
+		// serves far below its knee, so what a layer adds is service
+		// time, not a queue that noise on a shared host tips over.
+		lo.Rate = roundSig(p.Rate*LadderRateFraction, 2)
 	}
 	return ladder.Run(ctx, lo)
 }
