@@ -3,13 +3,11 @@ package analyze
 import (
 	"fmt"
 	"math"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/results"
-	"github.com/authbench/authbench/pkg/store"
 )
 
 // TrendMetric is a figure of a history row that change detection follows.
@@ -55,7 +53,7 @@ func (m TrendMetric) Unit() string {
 // Value reads the metric from a history row: merged-histogram
 // percentiles when the run has them (exact), else the iterations' mean.
 // ok is false when the row did not measure it.
-func (m TrendMetric) Value(r store.HistoryRow) (float64, bool) {
+func (m TrendMetric) Value(r results.HistoryRow) (float64, bool) {
 	pick := func(merged, iter *float64) (float64, bool) {
 		if merged != nil {
 			return *merged, true
@@ -83,43 +81,18 @@ func (m TrendMetric) Value(r store.HistoryRow) (float64, bool) {
 // HistoryPoint is one target of one run with what comparability needs
 // beyond the history row: the backend fingerprint.
 type HistoryPoint struct {
-	Row store.HistoryRow `json:"row"`
+	Row results.HistoryRow `json:"row"`
 	// Fingerprint is nil when the run recorded none.
 	Fingerprint *results.TargetFingerprint `json:"fingerprint,omitempty"`
+	// Kind is the run's (results.Run.Kind): "" for a load's iterations,
+	// results.KindCapacity for a capacity search, whose row is the
+	// capacity found (CapacityRow) and whose SLO is the search's.
+	Kind string    `json:"kind,omitempty"`
+	SLO  *plan.SLO `json:"slo,omitempty"`
 }
 
-// LoadLocalHistory reads the history of runsDir and each run's backend
-// fingerprint from its run.json. A run whose run.json is gone keeps its
-// row without a fingerprint.
-func LoadLocalHistory(runsDir string, q store.HistoryQuery) ([]HistoryPoint, error) {
-	rows, err := store.History(runsDir, q)
-	if err != nil {
-		return nil, err
-	}
-	runs := map[string]*results.Run{}
-	out := make([]HistoryPoint, 0, len(rows))
-	for _, r := range rows {
-		run, ok := runs[r.Dir]
-		if !ok {
-			dir := r.Dir
-			if !filepath.IsAbs(dir) {
-				dir = filepath.Join(runsDir, dir)
-			}
-			run, _ = store.Read(dir)
-			runs[r.Dir] = run
-		}
-		p := HistoryPoint{Row: r}
-		if run != nil {
-			for i := range run.Environment.Targets {
-				if fp := run.Environment.Targets[i]; fp.Target == r.Target {
-					p.Fingerprint = &fp
-				}
-			}
-		}
-		out = append(out, p)
-	}
-	return out, nil
-}
+// IsCapacity reports whether the point is a capacity search's.
+func (p HistoryPoint) IsCapacity() bool { return p.Kind == results.KindCapacity }
 
 // side turns a point into the minimal Side compare's comparability
 // checks read, so that regressions and compare agree on what is alike.
@@ -145,6 +118,12 @@ func (p HistoryPoint) side() *Side {
 // warnings about the backend, load model, concurrency and rate.
 func incomparable(a, b HistoryPoint) []string {
 	var why []string
+	if a.Kind != b.Kind {
+		return []string{"One is a capacity search, the other a load run."}
+	}
+	if a.IsCapacity() && a.SLO != nil && b.SLO != nil && *a.SLO != *b.SLO {
+		why = append(why, "Different SLO for the capacity search.")
+	}
 	for _, c := range pairChecks(a.side(), b.side(), true) {
 		if c.warn {
 			why = append(why, c.msg)

@@ -26,7 +26,11 @@ type ChangeReport struct {
 
 // ChangeSeries is one target's history of one metric, oldest first.
 type ChangeSeries struct {
-	Target string        `json:"target"`
+	Target string `json:"target"`
+	// Kind is results.KindCapacity for the series of a target's capacity
+	// searches (throughput is then the capacity found), apart from its
+	// load runs; "" for load runs.
+	Kind   string        `json:"kind,omitempty"`
 	Metric TrendMetric   `json:"metric"`
 	Unit   string        `json:"unit"`
 	Points []SeriesValue `json:"points"`
@@ -58,6 +62,7 @@ type RunChange struct {
 	RunName string      `json:"run_name"`
 	Date    time.Time   `json:"date"`
 	Target  string      `json:"target"`
+	Kind    string      `json:"kind,omitempty"`
 	Metric  TrendMetric `json:"metric"`
 	// Index is the run's position in the series' Points.
 	Index    int     `json:"index"`
@@ -82,17 +87,26 @@ func DetectRegressions(points []HistoryPoint, q RegressionQuery) ChangeReport {
 		metrics = TrendMetrics
 	}
 	rep := ChangeReport{Config: q.Config.withDefaults()}
-	var targets []string
-	byTarget := map[string][]HistoryPoint{}
+	// A target's capacity searches are a series of their own: a curve's
+	// capacity is not the throughput of one load.
+	type key struct{ target, kind string }
+	var keys []key
+	byKey := map[key][]HistoryPoint{}
 	for _, p := range points {
-		if _, ok := byTarget[p.Row.Target]; !ok {
-			targets = append(targets, p.Row.Target)
+		k := key{p.Row.Target, p.Kind}
+		if _, ok := byKey[k]; !ok {
+			keys = append(keys, k)
 		}
-		byTarget[p.Row.Target] = append(byTarget[p.Row.Target], p)
+		byKey[k] = append(byKey[k], p)
 	}
-	for _, t := range targets {
+	for _, k := range keys {
 		for _, m := range metrics {
-			rep.Series = append(rep.Series, detectSeries(t, m, byTarget[t], rep.Config))
+			s := detectSeries(k.target, m, byKey[k], rep.Config)
+			s.Kind = k.kind
+			for i := range s.Changes {
+				s.Changes[i].Kind = k.kind
+			}
+			rep.Series = append(rep.Series, s)
 		}
 	}
 	return rep

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/results"
 	"github.com/authbench/authbench/pkg/store"
 )
@@ -275,5 +276,40 @@ func BenchmarkChangePoints(b *testing.B) {
 	v := noisy(rng, 100, 50, 0.03, 60, 1.1)
 	for b.Loop() {
 		ChangePoints(v, ChangePointConfig{})
+	}
+}
+
+// A target's capacity searches, interleaved with its load runs, are a
+// series of their own: the capacity dropping is found at the right
+// search, and the load runs' steady throughput shows no change and no
+// split. A change of the search's SLO splits the capacity series.
+func TestCapacitySeries(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	load := noisy(rng, 16, 500, 0.02, 8, 1)
+	caps := noisy(rng, 16, 800, 0.02, 8, 0.7)
+	slo := plan.SLO{P99: plan.Duration(100 * time.Millisecond)}
+	var pts []HistoryPoint
+	for i := range 16 {
+		pts = append(pts, historyPoint(2*i, "api", 50, load[i], 10, "nginx"))
+		c := historyPoint(2*i+1, "api", 50, caps[i], 10, "nginx")
+		c.Kind, c.SLO = results.KindCapacity, &slo
+		pts = append(pts, c)
+	}
+	rep := DetectRegressions(pts, RegressionQuery{Metrics: []TrendMetric{TrendThroughput}})
+	if len(rep.Series) != 2 || rep.Series[0].Kind != "" || rep.Series[1].Kind != results.KindCapacity {
+		t.Fatalf("series %+v, want load then capacity", rep.Series)
+	}
+	if s := rep.Series[0]; len(s.Changes) != 0 || len(s.Segments) != 1 || len(s.Points) != 16 {
+		t.Errorf("load series: changes %+v, segments %+v", s.Changes, s.Segments)
+	}
+	cur := rep.CurrentRegressions()
+	if len(cur) != 1 || cur[0].Kind != results.KindCapacity || cur[0].Index != 8 || cur[0].RunID != pts[17].Row.RunID {
+		t.Errorf("current regressions %+v, want the capacity drop at search 8", cur)
+	}
+	other := plan.SLO{P99: plan.Duration(50 * time.Millisecond)}
+	pts[len(pts)-1].SLO = &other
+	rep = DetectRegressions(pts, RegressionQuery{Metrics: []TrendMetric{TrendThroughput}})
+	if segs := rep.Series[1].Segments; len(segs) != 2 || len(segs[1].Reasons) == 0 {
+		t.Errorf("capacity segments %+v, want a split at the SLO change", segs)
 	}
 }

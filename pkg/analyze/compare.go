@@ -19,11 +19,6 @@ type CompareOptions struct {
 	// (store.ReadHistograms, store.ReadTimeline). Default: none, and the
 	// comparison uses run.json figures only.
 	Files []RunFiles
-	// Dirs are the run directories of runs, read with ReadRunFiles when
-	// Files is not given.
-	//
-	// Deprecated: read the files (store) and pass Files.
-	Dirs []string
 	// Resamples is the number of bootstrap resamples. Default 1000.
 	Resamples int
 	// Seed makes the bootstrap deterministic. Default 1.
@@ -70,6 +65,9 @@ type Comparison struct {
 	// first. Notes are context that does not invalidate the comparison.
 	Warnings []Warning `json:"warnings,omitempty"`
 	Notes    []Warning `json:"notes,omitempty"`
+	// Declared is what each side declares as different from the baseline
+	// on purpose (its layers under test): context, not a warning.
+	Declared []Declared `json:"declared,omitempty"`
 	// Config is the configuration side by side, differences flagged.
 	Config []ConfigRow `json:"config"`
 	// Latency rows: P50, P75, P90, P95, P99 (P99.9 when every side has it),
@@ -88,8 +86,6 @@ type Comparison struct {
 	// Saturation holds the Little's-law check for each side (nil entries
 	// where it does not apply).
 	Saturation []*Saturation `json:"saturation"`
-	// Summary is the executive summary, one sentence per non-baseline side.
-	Summary []string `json:"summary"`
 }
 
 // Warning is one comparability problem or note.
@@ -112,21 +108,6 @@ func Compare(runs []*results.Run, opts CompareOptions) (*Comparison, error) {
 	if len(runs) == 0 {
 		return nil, errors.New("comparing runs: no run given")
 	}
-	if len(opts.Dirs) != 0 && len(opts.Dirs) != len(runs) {
-		return nil, fmt.Errorf("comparing runs: %d directories for %d runs", len(opts.Dirs), len(runs))
-	}
-	if len(opts.Files) == 0 {
-		for i, d := range opts.Dirs {
-			if runs[i] == nil {
-				break // buildSides says which
-			}
-			f, err := ReadRunFiles(d, runs[i])
-			if err != nil {
-				return nil, err
-			}
-			opts.Files = append(opts.Files, f)
-		}
-	}
 	if len(opts.Files) != 0 && len(opts.Files) != len(runs) {
 		return nil, fmt.Errorf("comparing runs: files of %d runs for %d runs", len(opts.Files), len(runs))
 	}
@@ -145,7 +126,8 @@ func Compare(runs []*results.Run, opts CompareOptions) (*Comparison, error) {
 		Confidence: opts.Confidence,
 	}
 	c.LatencySource = chooseLatencySource(sides)
-	c.Config = configRows(sides)
+	c.Config = configRows(sides, base)
+	c.Declared = declarations(sides, base)
 	c.Warnings, c.Notes = comparability(sides, base, c.WithinRun)
 	c.Latency = latencyMetrics(sides, base, c.LatencySource == SourceMerged, opts)
 	c.Throughput = throughputMetrics(sides, base, opts)
@@ -155,6 +137,5 @@ func Compare(runs []*results.Run, opts CompareOptions) (*Comparison, error) {
 	c.Saturation = saturation(sides)
 	c.Notes = append(c.Notes, saturationNotes(sides, c.Saturation)...)
 	c.Notes = append(c.Notes, throttlingNotes(sides, c.Resources)...)
-	c.Summary = executiveSummary(c)
 	return c, nil
 }

@@ -22,6 +22,9 @@ type ConfigRow struct {
 	Differs bool `json:"differs"`
 	// Critical marks a difference that makes the sides not comparable.
 	Critical bool `json:"critical,omitempty"`
+	// Intended marks a difference the sides declare (Declared): the
+	// layers under test, and what they account for.
+	Intended bool `json:"intended,omitempty"`
 }
 
 // Note is the seeds' "Notes" column: Same, Different, Key change, or
@@ -38,6 +41,8 @@ func (r ConfigRow) Note() string {
 		return "Same"
 	case len(unknown) > 0:
 		return "Not recorded everywhere"
+	case r.Intended:
+		return "On purpose"
 	case r.Critical:
 		return "**Key change**"
 	}
@@ -58,8 +63,8 @@ var configDefs = []configDef{
 	{"CPUs", true, func(s *Side) string { return intOrUnknown(s.Run.Environment.CPUs) }},
 	{"OS/arch", false, func(s *Side) string { return osArch(s) }},
 	{"Target URL", false, func(s *Side) string { return orUnknown(targetURL(s)) }},
-	{"Architecture", false, func(s *Side) string { return orUnknown(strings.Join(s.Layers, " → ")) }},
-	{"Backend Server header", true, func(s *Side) string { return fp(s, func(f fpT) string { return f.Server }) }},
+	{paramArchitecture, false, func(s *Side) string { return orUnknown(strings.Join(s.Layers, " → ")) }},
+	{paramServer, true, func(s *Side) string { return fp(s, func(f fpT) string { return f.Server }) }},
 	{"Backend body SHA-256", true, func(s *Side) string { return fp(s, func(f fpT) string { return short(f.BodySHA256, 12) }) }},
 	{"Load model", true, func(s *Side) string { return string(s.Model) }},
 	{"Requests/iteration", false, requestsOf},
@@ -74,9 +79,15 @@ var configDefs = []configDef{
 	{"Lab stacks", false, labOf},
 }
 
+// Parameters a declaration (Declared) can account for.
+const (
+	paramArchitecture = "Architecture"
+	paramServer       = "Backend Server header"
+)
+
 type fpT = struct{ Server, BodySHA256 string }
 
-func configRows(sides []*Side) []ConfigRow {
+func configRows(sides []*Side, baseline int) []ConfigRow {
 	var rows []ConfigRow
 	for _, d := range configDefs {
 		r := ConfigRow{Parameter: d.name}
@@ -92,7 +103,8 @@ func configRows(sides []*Side) []ConfigRow {
 				r.Differs = true
 			}
 		}
-		r.Critical = d.critical && r.Differs && !slices.Contains(r.Values, Unknown)
+		r.Intended = r.Differs && rowDeclared(d.name, r, sides, baseline)
+		r.Critical = d.critical && r.Differs && !r.Intended && !slices.Contains(r.Values, Unknown)
 		rows = append(rows, r)
 	}
 	return rows
@@ -283,7 +295,7 @@ func pairChecks(a, b *Side, withinRun bool) []check {
 		if fa.BodySHA256 != "" && fb.BodySHA256 != "" && fa.BodySHA256 != fb.BodySHA256 {
 			out = append(out, check{"backend", fmt.Sprintf("Different backend: %s answered with different bodies (SHA-256 %s… vs %s…). The difference measured may be the backend's, not the auth stack's.", pair, short(fa.BodySHA256, 12), short(fb.BodySHA256, 12)), true})
 		}
-		if fa.Server != fb.Server {
+		if fa.Server != fb.Server && !serverDeclared(a, b) {
 			out = append(out, check{"backend", fmt.Sprintf("Different Server header: %s vs %s (%s). A different backend or front layer answered.", quoteOr(fa.Server), quoteOr(fb.Server), pair), true})
 		}
 	}
@@ -316,7 +328,7 @@ func pairChecks(a, b *Side, withinRun bool) []check {
 		out = append(out, check{"requests", fmt.Sprintf("Different amount of load per iteration: %s for %s vs %s for %s.", ra, a.Label, rb, b.Label), false})
 	}
 	if !a.Run.Start.IsZero() && !b.Run.Start.IsZero() {
-		if d := b.Run.Start.Sub(a.Run.Start).Abs(); d > 24*time.Hour {
+		if d := b.Run.Start.Sub(a.Run.Start).Abs(); d > DatesApart {
 			out = append(out, check{"date", fmt.Sprintf("Measured %d days apart (%s vs %s): anything else that changed in between is in the difference.", int(d.Hours()/24), a.Run.Start.UTC().Format("2006-01-02"), b.Run.Start.UTC().Format("2006-01-02")), false})
 		}
 	}

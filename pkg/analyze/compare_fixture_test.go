@@ -13,6 +13,7 @@ import (
 
 	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/results"
+	"github.com/authbench/authbench/pkg/store"
 )
 
 // iterSpec is one iteration of a fixture run, in the seeds' figures.
@@ -155,4 +156,28 @@ func writeHlog(t *testing.T, path string, h *hdrhistogram.Histogram) {
 	if err := w.OutputIntervalHistogram(h); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// loadHistograms reads run's histograms from dir as callers do (store)
+// and pairs them (Histograms).
+func loadHistograms(dir string, run *results.Run) ([]Histogram, error) {
+	hs, err := store.ReadHistograms(dir, run)
+	if err != nil {
+		return nil, err
+	}
+	return Histograms(run, hs), nil
+}
+
+// readFiles reads what Compare takes beside run.json, as callers do.
+func readFiles(t *testing.T, dir string, run *results.Run) RunFiles {
+	t.Helper()
+	hs, err := store.ReadHistograms(dir, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl, err := store.ReadTimeline(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return RunFiles{Dir: dir, Hists: hs, Timeline: tl}
 }

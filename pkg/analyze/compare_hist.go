@@ -1,13 +1,11 @@
 package analyze
 
 import (
-	"fmt"
 	"math"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/authbench/authbench/pkg/results"
-	"github.com/authbench/authbench/pkg/store"
 )
 
 // Where headline latencies come from.
@@ -36,26 +34,6 @@ func Histograms(run *results.Run, hs []*hdrhistogram.Histogram) []Histogram {
 		}
 	}
 	return out
-}
-
-// LoadHistograms reads the .hlog of every result of run that names one
-// (store.ReadHistograms) and pairs them (Histograms).
-//
-// Deprecated: read with store.ReadHistograms and call Histograms; kept
-// for callers (report's HTML tests) not yet moved.
-func LoadHistograms(dir string, run *results.Run) ([]Histogram, error) {
-	hs, err := store.ReadHistograms(dir, run)
-	if err != nil {
-		return nil, err
-	}
-	return Histograms(run, hs), nil
-}
-
-// ReadHistogramLog is store.ReadHistogramLog.
-//
-// Deprecated: call store.ReadHistogramLog.
-func ReadHistogramLog(path string) (*hdrhistogram.Histogram, error) {
-	return store.ReadHistogramLog(path)
 }
 
 // UnitsPerMs infers the histogram's unit by comparing its median with the
@@ -88,22 +66,6 @@ type RunFiles struct {
 	Hists []*hdrhistogram.Histogram
 	// Timeline is the run's timeline (nil: none).
 	Timeline *results.Timeline
-}
-
-// ReadRunFiles reads a run directory's histograms and timeline.
-//
-// Deprecated: the caller reads them (store) and passes
-// CompareOptions.Files; kept for CompareOptions.Dirs.
-func ReadRunFiles(dir string, run *results.Run) (RunFiles, error) {
-	hs, err := store.ReadHistograms(dir, run)
-	if err != nil {
-		return RunFiles{}, fmt.Errorf("comparing %s: %w", run.Name, err)
-	}
-	tl, err := store.ReadTimeline(dir)
-	if err != nil {
-		return RunFiles{}, fmt.Errorf("comparing %s: %w", run.Name, err)
-	}
-	return RunFiles{Dir: dir, Hists: hs, Timeline: tl}, nil
 }
 
 // attachFiles attaches the side's histograms and timeline. Missing ones

@@ -20,7 +20,7 @@ func podFindings(target string, rs []results.Result) []results.Finding {
 			continue
 		}
 		for _, p := range r.Pods.Pods {
-			if f, ok := podBound(target, r.Iteration, p); ok {
+			if f, ok := podBound(target, r.Iteration, p.WithSampled(r.Components)); ok {
 				out = append(out, f)
 			}
 		}

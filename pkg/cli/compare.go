@@ -2,11 +2,16 @@ package cli
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 
 	"github.com/spf13/cobra"
 
 	"github.com/authbench/authbench/pkg/analyze"
+	"github.com/authbench/authbench/pkg/capacity"
 	"github.com/authbench/authbench/pkg/report"
 	"github.com/authbench/authbench/pkg/results"
 	"github.com/authbench/authbench/pkg/store"
@@ -50,10 +55,17 @@ func (o *compareOptions) run(paths []string, s streams) error {
 		if err != nil {
 			return err
 		}
+		runs[i] = r
+		if r.Kind == results.KindCapacity {
+			continue
+		}
 		if files[i], err = readRunFiles(store.Dir(p), r); err != nil {
 			return fmt.Errorf("comparing runs: comparing %s: %w", r.Name, err)
 		}
 		runs[i] = r
+	}
+	if capacityRuns(runs) > 0 {
+		return o.compareCapacity(paths, runs, s)
 	}
 	c, err := analyze.Compare(runs, analyze.CompareOptions{Baseline: o.baseline, Files: files})
 	if err != nil {
@@ -79,4 +91,64 @@ func readRunFiles(dir string, run *results.Run) (analyze.RunFiles, error) {
 	}
 	tl, err := store.ReadTimeline(dir)
 	return analyze.RunFiles{Dir: dir, Hists: hs, Timeline: tl}, err
+}
+
+func capacityRuns(runs []*results.Run) int {
+	n := 0
+	for _, r := range runs {
+		if r.Kind == results.KindCapacity {
+			n++
+		}
+	}
+	return n
+}
+
+// compareCapacity compares capacity runs by the capacity each found and
+// their curves. A capacity run's steps are points of a curve, not
+// iterations of one load: it is not compared with a load run.
+func (o *compareOptions) compareCapacity(paths []string, runs []*results.Run, s streams) error {
+	if n := capacityRuns(runs); n < len(runs) {
+		for i, r := range runs {
+			if r.Kind != results.KindCapacity {
+				return fmt.Errorf("comparing runs: %s is a capacity search and %s a load run: a search's steps are points of a curve, not iterations of one load. Compare capacity runs with each other, or load runs at the same rate",
+					paths[slices.IndexFunc(runs, func(r *results.Run) bool { return r.Kind == results.KindCapacity })], paths[i])
+			}
+		}
+	}
+	cr := make([]report.CapacityRun, len(runs))
+	base := 0
+	for i, r := range runs {
+		ss, err := readSearches(paths[i])
+		if err != nil {
+			return fmt.Errorf("comparing runs: %w", err)
+		}
+		cr[i] = report.CapacityRun{Label: r.Name + " of " + r.Start.UTC().Format("2006-01-02 15:04"), Searches: ss}
+		if o.baseline != "" && (o.baseline == r.Name || o.baseline == r.ID) {
+			base = i
+		}
+	}
+	var buf bytes.Buffer
+	var err error
+	if o.format.value == formatHTML {
+		err = report.CompareCapacityHTML(&buf, cr, base)
+	} else {
+		err = report.CompareCapacityMarkdown(&buf, cr, base)
+	}
+	if err != nil {
+		return fmt.Errorf("rendering comparison: %w", err)
+	}
+	return writeOutput(s.out, o.file, "", buf.Bytes(), s.err)
+}
+
+// readSearches reads a capacity run's capacity.json.
+func readSearches(dir string) ([]*capacity.Result, error) {
+	b, err := os.ReadFile(filepath.Join(store.Dir(dir), capacity.File))
+	if err != nil {
+		return nil, err
+	}
+	var ss []*capacity.Result
+	if err := json.Unmarshal(b, &ss); err != nil {
+		return nil, fmt.Errorf("reading %s: %w", filepath.Join(dir, capacity.File), err)
+	}
+	return ss, nil
 }

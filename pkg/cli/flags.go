@@ -8,8 +8,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/authbench/authbench/pkg/kube/deploy"
 	"github.com/authbench/authbench/pkg/lab"
 	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/redact"
@@ -85,20 +84,18 @@ func addLabDirFlag(cmd *cobra.Command, dir *string, def, usage string, aliases .
 
 // addKubeconfigFlag declares --kubeconfig with kubectl's default:
 // $KUBECONFIG, then ~/.kube/config.
-func addKubeconfigFlag(cmd *cobra.Command, file *string) {
-	cmd.Flags().StringVar(file, "kubeconfig", defaultKubeconfig(), "kubeconfig file (default $KUBECONFIG, then ~/.kube/config)")
+// A note, when given, is added to the usage.
+func addKubeconfigFlag(cmd *cobra.Command, file *string, note ...string) {
+	usage := "kubeconfig file (default $KUBECONFIG, then ~/.kube/config)"
+	for _, n := range note {
+		usage += "; " + n
+	}
+	cmd.Flags().StringVar(file, "kubeconfig", defaultKubeconfig(), usage)
 }
 
-func defaultKubeconfig() string {
-	if k := os.Getenv("KUBECONFIG"); k != "" {
-		return filepath.SplitList(k)[0]
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return ""
-	}
-	return filepath.Join(home, ".kube", "config")
-}
+// defaultKubeconfig is --kubeconfig's default, the one lookup every
+// command shares (deploy.KubeconfigPath).
+func defaultKubeconfig() string { return deploy.KubeconfigPath("") }
 
 // timeoutValue is hey's -t: whole or fractional seconds ("20", "0.5") or
 // a Go duration ("500ms"), positive.

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"fmt"
+
 	"github.com/spf13/cobra"
 
 	"github.com/authbench/authbench/pkg/report"
@@ -10,9 +12,11 @@ import (
 func init() { register(newHistoryCmd) }
 
 type historyOptions struct {
-	out     string
-	query   store.HistoryQuery
-	reindex bool
+	out, source string
+	format      formatValue
+	query       store.HistoryQuery
+	reindex     bool
+	os          openSearchFlags
 }
 
 func newHistoryCmd(s streams) *cobra.Command {
@@ -20,27 +24,40 @@ func newHistoryCmd(s streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "history",
 		Short: "List runs and the trend of P50, P95 and throughput per target",
-		Args:  cobra.NoArgs,
+		Long: `history lists the runs of the local index (--source local, the default) or of
+an OpenSearch/Elasticsearch index (--source opensearch, the --opensearch* flags
+as publish takes them). -o html draws each target's trend with the change
+points regressions finds marked.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if o.reindex {
+				if o.source != "local" {
+					return fmt.Errorf("--reindex rebuilds the local index: it takes --source local")
+				}
 				if _, err := store.Reindex(o.out); err != nil {
 					return err
 				}
 			}
-			rows, err := store.History(o.out, o.query)
+			pts, err := loadHistoryPoints(cmd, o.source, o.out, &o.os, o.query)
 			if err != nil {
 				return err
 			}
-			return report.HistoryText(s.out, rows)
+			if o.format.value == formatHTML {
+				return writeHistoryHTML(s.out, pts)
+			}
+			return report.HistoryPointsText(s.out, pts)
 		},
 	}
 	f := cmd.Flags()
 	addOutDirFlag(cmd, &o.out)
+	addFormatFlag(cmd, &o.format, "html is a self-contained page with the change points marked", formatText, formatHTML)
+	f.StringVar(&o.source, "source", "local", "where the history is: local (the runs directory's index) or opensearch")
 	f.StringVar(&o.query.Target, "target", "", "only this target")
 	f.StringVar(&o.query.Run, "name", "", "only runs with this name")
 	f.IntVar(&o.query.Limit, "last", 0, "only the most recent N rows")
 	f.IntVar(&o.query.Limit, "limit", 0, "only the most recent N rows")
 	deprecate(f, "limit", "use --last")
-	f.BoolVar(&o.reindex, "reindex", false, "rebuild the index from the run directories first")
+	f.BoolVar(&o.reindex, "reindex", false, "rebuild the local index from the run directories first")
+	o.os.add(f)
 	return cmd
 }

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -48,9 +48,9 @@ func newKubeApplyCmd(s streams, del bool) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error { return runKube(cmd, s, f, del) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.stack, "stack", "", "stack: 2x or 3x (required)")
+	fl.StringVar(&f.stack, "stack", "", "stack: "+strings.Join(manifests.Stacks(), ", ")+" (required)")
 	fl.StringVarP(&f.namespace, "namespace", "n", manifests.DefaultNamespace, "namespace of the stack")
-	fl.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig file (default $KUBECONFIG, else ~/.kube/config)")
+	addKubeconfigFlag(cmd, &f.kubeconfig)
 	fl.StringVar(&f.registry, "image-registry", "", "registry the images were pushed to (see authbench image build)")
 	fl.StringVar(&f.issuer, "oidc-issuer-url", "", "3x: the OIDC issuer oauth2-proxy verifies bearer JWTs against")
 	fl.StringVar(&f.clientID, "oidc-client-id", "authbench", "3x: the OIDC client ID")
@@ -59,32 +59,35 @@ func newKubeApplyCmd(s streams, del bool) *cobra.Command {
 	fl.BoolVar(&f.dryRun, "dry-run", false, "server-side dry run: validate and admit, store nothing")
 	fl.BoolVar(&f.noWait, "no-wait", false, "return once applied, without waiting for the Deployments to be available")
 	fl.BoolVar(&f.crds, "install-crds", false, "also apply minimal Route and HTTPRoute CRDs (for a cluster that has neither, like the lab's)")
+	if del {
+		// Accepted, so that a deploy's command line also deletes, but unused.
+		for _, n := range []string{"oidc-issuer-url", "oidc-client-id", "oidc-client-secret-file", "oidc-ca-file"} {
+			_ = fl.MarkHidden(n)
+		}
+	}
 	return cmd
 }
 
 func runKube(cmd *cobra.Command, s streams, f kubeFlags, del bool) error {
-	if f.stack != manifests.Stack2x && f.stack != manifests.Stack3x {
-		return fmt.Errorf("--stack %q: want 2x or 3x", f.stack)
+	if !slices.Contains(manifests.Stacks(), f.stack) {
+		return fmt.Errorf("--stack %q: want one of %s", f.stack, strings.Join(manifests.Stacks(), ", "))
 	}
-	c, err := deploy.FromKubeconfig(kubeconfigPath(f.kubeconfig))
+	c, err := deploy.FromKubeconfig(deploy.KubeconfigPath(f.kubeconfig))
 	if err != nil {
 		return err
 	}
 	o := deploy.StackOptions{Stack: f.stack, Namespace: f.namespace, Registry: f.registry, InstallCRDs: f.crds, DryRun: f.dryRun, NoWait: f.noWait}
-	if o.OIDC, err = oidcFromFlags(f); err != nil {
-		return err
-	}
 	ctx := cmd.Context()
 	if del {
-		objs, err := deploy.Objects(ctx, c, o)
-		if err != nil {
-			return err
-		}
-		if err := deploy.Delete(ctx, c, objs); err != nil {
+		// Names are all a delete needs: no OIDC settings, images or certificate.
+		if err := deploy.DeleteStack(ctx, c, o); err != nil {
 			return err
 		}
 		fmt.Fprintf(s.out, "deleted stack %s from namespace %s\n", f.stack, f.namespace)
 		return nil
+	}
+	if o.OIDC, err = oidcFromFlags(f); err != nil {
+		return err
 	}
 	objs, err := deploy.Stack(ctx, c, o)
 	if err != nil {
@@ -94,17 +97,6 @@ func runKube(cmd *cobra.Command, s streams, f kubeFlags, del bool) error {
 		fmt.Fprintf(s.out, "%s/%s applied%s\n", strings.ToLower(manifests.Kind(obj)), manifests.Name(obj), map[bool]string{true: " (dry run)"}[f.dryRun])
 	}
 	return nil
-}
-
-func kubeconfigPath(flag string) string {
-	if flag != "" {
-		return flag
-	}
-	if env := os.Getenv("KUBECONFIG"); env != "" {
-		return strings.Split(env, string(os.PathListSeparator))[0]
-	}
-	home, _ := os.UserHomeDir()
-	return filepath.Join(home, ".kube", "config")
 }
 
 // oidcFromFlags reads the 3x stack's identity provider settings; the

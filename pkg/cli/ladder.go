@@ -63,7 +63,7 @@ Without -f it runs on a stack of the local lab; with -f on a scenario target's r
 	addLabDirFlag(cmd, &o.labDir, lab.DefaultDir(), "lab directory (without -f)")
 	f.StringVarP(&o.file, "file", "f", "", "scenario file whose target lists rungs (for a cluster)")
 	f.StringVar(&o.target, "target", "", "the scenario's target (default: the only one with rungs)")
-	f.Int64VarP(&o.requests, "requests", "n", 0, "requests per rung per round, instead of -z")
+	f.Int64VarP(&o.requests, "requests", "n", 0, "requests per rung per round, instead of -z (-z wins when both are given, as in run)")
 	f.DurationVarP(&o.duration, "duration", "z", ladder.DefaultSlotDuration, "duration of each rung's turn per round")
 	f.Float64VarP(&o.rate, "rate", "q", 0, "open-loop TOTAL rate on every rung (default: --rate-fraction of the weakest capacity)")
 	f.Float64Var(&o.fraction, "rate-fraction", ladder.DefaultRateFraction, "fraction of the weakest rung's capacity to run the open loop at")
@@ -81,14 +81,14 @@ Without -f it runs on a stack of the local lab; with -f on a scenario target's r
 }
 
 func (o *ladderOptions) run(cmd *cobra.Command, s streams) error {
-	lo, p, err := o.options(s)
+	lo, err := o.options(s)
 	if err != nil {
 		return err
 	}
 	if lo.Stack != "" {
 		// Only the lab's components: the scenario's own observe list
 		// describes its run, not the ladder's rungs.
-		obs, err := runner.Observe(cmd.Context(), &plan.Plan{Targets: p.Targets}, runner.ObserveOptions{LabDir: o.labDir})
+		obs, err := runner.Observe(cmd.Context(), &plan.Plan{Targets: lo.Plan.Targets}, runner.ObserveOptions{LabDir: o.labDir})
 		if err != nil {
 			return err
 		}
@@ -108,34 +108,24 @@ func (o *ladderOptions) run(cmd *cobra.Command, s streams) error {
 }
 
 // options builds the ladder's options from the lab or a scenario, then
-// lays the flags over them.
-func (o *ladderOptions) options(s streams) (ladder.Options, *plan.Plan, error) {
+// lays the flags over them. The plan layer (in ladder.Run) completes and
+// checks the plan.
+func (o *ladderOptions) options(s streams) (ladder.Options, error) {
 	var lo ladder.Options
-	var p *plan.Plan
-	var err error
 	if o.file != "" {
-		if p, err = scenario.Load(o.file); err != nil {
-			return lo, nil, err
-		}
-		// The ladder takes its client and concurrency from the plan as it
-		// would run. TODO(orch): goes when the orchestrator carries the plan.
-		p.Complete()
-		t, err := ladder.FindTarget(p, o.target)
+		p, err := scenario.Load(o.file)
 		if err != nil {
-			return lo, nil, fmt.Errorf("%s: %w", o.file, err)
+			return lo, err
 		}
-		lo = ladder.Options{Target: t, Client: p.Client, Concurrency: p.Load.Concurrency}
-	} else if lo, p, err = ladder.LabOptions(o.labDir, o.stack.stacks[0]); err != nil {
-		return lo, nil, err
+		lo = ladder.Options{Plan: p, Target: o.target}
+	} else {
+		var err error
+		if lo, err = ladder.LabOptions(o.labDir, o.stack.stacks[0]); err != nil {
+			return lo, err
+		}
 	}
-	lo.Rounds, lo.SlotDuration, lo.SlotRequests = o.rounds, o.duration, o.requests
-	if o.requests > 0 && !o.changed("duration") {
-		lo.SlotDuration = 0
-	}
-	if o.changed("concurrency") || lo.Concurrency == 0 {
-		lo.Concurrency = o.concurrency
-	}
-	lo.Rate, lo.RateFraction, lo.Closed, lo.ProbeDuration = o.rate, o.fraction, o.closed, o.probe
+	o.applyLoad(lo.Plan)
+	lo.Rounds, lo.RateFraction, lo.Closed, lo.ProbeDuration = o.rounds, o.fraction, o.closed, o.probe
 	if o.changed("ext-authz") {
 		lo.ExtAuthz = []string{}
 		for _, x := range o.extAuthz {
@@ -145,15 +135,43 @@ func (o *ladderOptions) options(s streams) (ladder.Options, *plan.Plan, error) {
 		}
 	}
 	if o.gatewayLog != "" {
-		gw := o.gateway
-		if gw == "" && len(lo.Target.Layers) > 0 {
-			gw = lo.Target.Layers[0]
-		}
-		lo.Gateway = &ladder.GatewayLog{Path: o.gatewayLog, Gateway: gw}
+		lo.Gateway = &ladder.GatewayLog{Path: o.gatewayLog, Gateway: o.gateway}
 	}
 	lo.Out, lo.Name, lo.CommandLine, lo.Version = o.out, o.name, s.argv, Version
 	lo.Log = s.err
-	return lo, p, nil
+	return lo, nil
+}
+
+// applyLoad lays the turn's flags over the plan, recording the ones given
+// (plan.Given) for the plan layer's checks and messages. Each turn is -z
+// long, or -n requests (-z wins, as in run); the rate is -q's (0: a
+// fraction of the weakest capacity): the scenario's own requests,
+// duration and rate describe its runs, not the ladder's turns. The
+// scenario's concurrency holds unless -c is given.
+func (o *ladderOptions) applyLoad(p *plan.Plan) {
+	l := &p.Load
+	for _, f := range []string{plan.FieldRequests, plan.FieldDuration, plan.FieldRate} {
+		delete(p.Given, f)
+	}
+	give := func(flag, field string) {
+		if o.changed(flag) {
+			p.Give(field, flagName(flag))
+		}
+	}
+	l.Requests, l.Duration = 0, plan.Duration(o.duration)
+	if o.changed("requests") && !o.changed("duration") {
+		l.Requests, l.Duration = o.requests, 0
+		give("requests", plan.FieldRequests)
+	}
+	give("duration", plan.FieldDuration)
+	if o.changed("concurrency") {
+		l.Concurrency = o.concurrency
+		give("concurrency", plan.FieldConcurrency)
+	}
+	l.Rate = o.rate
+	if o.rate != 0 {
+		give("rate", plan.FieldRate)
+	}
 }
 
 func (o *ladderOptions) print(s streams, out *ladder.Outcome) error {

@@ -119,6 +119,10 @@ func TestLadderCommandErrors(t *testing.T) {
 		{[]string{"ladder", "-f", file, "--target", "b"}, `no target "b"`},
 		{[]string{"ladder", "--lab-dir", dir}, "no lab is running"},
 		{[]string{"ladder", "--lab-dir", dir, "--stack", "4x"}, `unknown stack "4x"`},
+		{[]string{"ladder", "-f", file, "-c", "0"}, "concurrency (-c): must be at least 1, got 0"},
+		{[]string{"ladder", "-f", file, "-z", "-1s"}, "duration (-z): must be positive, got -1s"},
+		{[]string{"ladder", "-f", file, "-q", "-5"}, "rate (-q): must be more than 0"},
+		{[]string{"ladder", "-f", file, "--closed", "-q", "5"}, "or --closed, not both"},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {

@@ -3,7 +3,6 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -65,7 +64,7 @@ func (o *openSearchFlags) config() (publish.Config, error) {
 
 type publishOptions struct {
 	os     openSearchFlags
-	output string
+	format formatValue
 }
 
 func newPublishCmd(s streams) *cobra.Command {
@@ -88,19 +87,16 @@ a run again changes nothing. The index template is created if missing.`,
 			if err != nil {
 				return err
 			}
-			switch strings.ToLower(o.output) {
-			case "json":
+			if o.format.value == formatJSON {
 				enc := json.NewEncoder(s.out)
 				enc.SetIndent("", "  ")
 				return enc.Encode(sum)
-			case "", "text":
-				_, err := fmt.Fprintln(s.out, sum.String())
-				return err
 			}
-			return fmt.Errorf("-o %q: want text or json", o.output)
+			_, err = fmt.Fprintln(s.out, sum.String())
+			return err
 		},
 	}
 	o.os.add(cmd.Flags())
-	cmd.Flags().StringVarP(&o.output, "output", "o", "text", "output format: text or json")
+	addFormatFlag(cmd, &o.format, "json for scripts", formatText, formatJSON)
 	return cmd
 }

@@ -22,11 +22,12 @@ func init() { register(newRegressionsCmd) }
 const ExitRegression = 4
 
 type regressionsOptions struct {
-	runsDir, source, output, since string
-	target, metrics                string
-	failOnRegression               bool
-	cfg                            analyze.ChangePointConfig
-	os                             openSearchFlags
+	runsDir, source, since string
+	target, metrics        string
+	format                 formatValue
+	failOnRegression       bool
+	cfg                    analyze.ChangePointConfig
+	os                     openSearchFlags
 }
 
 func newRegressionsCmd(s streams) *cobra.Command {
@@ -59,9 +60,9 @@ change came after it).`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.runsDir, "out", "runs", "runs directory (with --source local)")
+	addOutDirFlag(cmd, &o.runsDir)
 	f.StringVar(&o.source, "source", "local", "where the history is: local (the runs directory's index) or opensearch")
-	f.StringVarP(&o.output, "output", "o", "text", "output format: text or json")
+	addFormatFlag(cmd, &o.format, "json for scripts and CI", formatText, formatJSON)
 	f.StringVar(&o.target, "target", "", "only this target")
 	f.StringVar(&o.metrics, "metric", "", "metrics to follow, comma-separated: p50, p95, p99, throughput, success (default all)")
 	f.StringVar(&o.since, "since", "", "only runs since this date (2006-01-02, RFC 3339, or an age such as 30d or 72h)")
@@ -96,7 +97,7 @@ func (o *regressionsOptions) load(cmd *cobra.Command) ([]analyze.HistoryPoint, a
 func loadHistoryPoints(cmd *cobra.Command, source, runsDir string, osf *openSearchFlags, q store.HistoryQuery) ([]analyze.HistoryPoint, error) {
 	switch source {
 	case "", "local":
-		return analyze.LoadLocalHistory(runsDir, q)
+		return publish.LocalHistory(runsDir, q)
 	case "opensearch":
 		cfg, err := osf.config()
 		if err != nil {
@@ -108,13 +109,10 @@ func loadHistoryPoints(cmd *cobra.Command, source, runsDir string, osf *openSear
 }
 
 func (o *regressionsOptions) write(s streams, rep analyze.ChangeReport) error {
-	switch strings.ToLower(o.output) {
-	case "", "text":
-		return report.RegressionsText(s.out, rep)
-	case "json":
+	if o.format.value == formatJSON {
 		return report.RegressionsJSON(s.out, rep)
 	}
-	return fmt.Errorf("-o %q: want text or json", o.output)
+	return report.RegressionsText(s.out, rep)
 }
 
 // parseSince accepts a date, an RFC 3339 time, or an age ("30d", "72h").
@@ -145,5 +143,5 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 // points loadHistoryPoints returns (local or OpenSearch).
 func writeHistoryHTML(w io.Writer, pts []analyze.HistoryPoint) error {
 	rep := analyze.DetectRegressions(pts, analyze.RegressionQuery{})
-	return report.HistoryHTML(w, publish.Rows(pts), rep)
+	return report.HistoryHTML(w, report.HistoryRows(pts), rep)
 }

@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/authbench/authbench/pkg/image"
 	"github.com/authbench/authbench/pkg/kube/cluster"
 	"github.com/authbench/authbench/pkg/kube/pods"
+	"github.com/authbench/authbench/pkg/lab/kubeplatform"
 	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/runner"
 )
@@ -21,7 +21,9 @@ import (
 func addPodFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.Int("pods", 0, "run the load from N pods of a Kubernetes Job, split and merged exactly (default: this process)")
-	f.String("kubeconfig", "", "kubeconfig for --pods (default $KUBECONFIG, else ~/.kube/config; a kube lab's own with --lab-dir)")
+	// Only a --kubeconfig given lands in the plan (applyPodFlags), so a
+	// kube lab's own kubeconfig wins over the default.
+	addKubeconfigFlag(cmd, new(string), "for --pods; a kube lab's own with --lab-dir")
 	f.String("context", "", "kubeconfig context for --pods (default: its current context)")
 	f.String("namespace", "", `namespace of the --pods Job (default "default")`)
 	f.String("image", "", "authbench's image for --pods (default in a kube lab: this binary's, imported)")
@@ -78,6 +80,12 @@ func podExecutor(ctx context.Context, cmd *cobra.Command, ro *runner.Options, lo
 		return err
 	}
 	ro.Executor = e
+	if ro.Plan.Prometheus != nil {
+		// The generator pods are sampled as the target's components are,
+		// through cAdvisor, so their CPU and throttling sit in the run's
+		// resource table beside the per-pod table's own counters.
+		ro.Plan.Observe = append(ro.Plan.Observe, e.Components()...)
+	}
 	return nil
 }
 
@@ -99,19 +107,19 @@ func labDirFlag(cmd *cobra.Command) string {
 }
 
 // kubeLabDefaults fills what a kube lab provides when dir holds a running
-// lab cluster: its kubeconfig, this binary's image (imported into its
-// containerd), pods on the host network. Explicit values stay.
+// lab cluster: its kubeconfig, this binary's image, pods on the host
+// network. Explicit values stay.
 func kubeLabDefaults(ctx context.Context, dir string, x *plan.Execution, o *pods.Options, log io.Writer) error {
 	if dir == "" {
 		return nil
 	}
-	c, err := cluster.Open(dir)
+	c, err := cluster.Open(dir) // a bare cluster: kube cluster up --dir
+	labDir := ""
 	if err != nil {
-		// A kube lab (lab up --platform kube) keeps its cluster in
-		// DIR/kube (kubeplatform.ClusterDir).
-		if c, err = cluster.Open(filepath.Join(dir, "kube")); err != nil {
+		if c, err = cluster.Open(kubeplatform.ClusterDir(dir)); err != nil {
 			return nil // not a kube lab: the process lab has no pods
 		}
+		labDir = dir
 	}
 	if o.Kubeconfig == "" {
 		o.Kubeconfig = c.Kubeconfig()
@@ -122,14 +130,34 @@ func kubeLabDefaults(ctx context.Context, dir string, x *plan.Execution, o *pods
 	if o.Image != "" {
 		return nil
 	}
-	img, _, err := image.Build(ctx, "authbench", image.Options{})
+	ref, err := labImage(ctx, c, labDir, log)
 	if err != nil {
 		return err
 	}
+	o.Image, o.PullPolicy = ref, "Never"
+	return nil
+}
+
+// labImage is this binary's image in the lab's containerd: the one lab up
+// imported when its reference (which carries the binary's content hash)
+// is this binary's, else built and imported now.
+func labImage(ctx context.Context, c *cluster.Cluster, labDir string, log io.Writer) (string, error) {
+	if labDir != "" {
+		want, err := image.Ref(ctx, "authbench", image.Options{})
+		if err != nil {
+			return "", err
+		}
+		if got, err := kubeplatform.ImportedImage(labDir, "authbench"); err == nil && got == want {
+			return want, nil
+		}
+	}
+	img, _, err := image.Build(ctx, "authbench", image.Options{})
+	if err != nil {
+		return "", err
+	}
 	fmt.Fprintf(log, "pods: importing %s into the kube lab\n", img.Ref)
 	if err := c.Ctr(ctx, "images", "import", img.Path); err != nil {
-		return fmt.Errorf("importing authbench's image into the kube lab: %w", err)
+		return "", fmt.Errorf("importing authbench's image into the kube lab: %w", err)
 	}
-	o.Image, o.PullPolicy = img.Ref, "Never"
-	return nil
+	return img.Ref, nil
 }

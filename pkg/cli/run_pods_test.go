@@ -1,8 +1,15 @@
 package cli
 
 import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/authbench/authbench/pkg/image"
+	"github.com/authbench/authbench/pkg/lab/kubeplatform"
 )
 
 // TestRunPodsBadInput: --pods and its flags fail early with a clear
@@ -34,5 +41,29 @@ func TestRunPodsBadInput(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestLabImageRecorded: the authbench image a kube lab recorded at lab up
+// is used as it is when it is this binary's (same content hash): no
+// build, no import (the cluster is not even touched).
+func TestLabImageRecorded(t *testing.T) {
+	ctx := context.Background()
+	want, err := image.Ref(ctx, "authbench", image.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	rec, _ := json.Marshal(map[string]string{"authbench": want})
+	if err := os.WriteFile(filepath.Join(dir, kubeplatform.ImagesFile), rec, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var log strings.Builder
+	got, err := labImage(ctx, nil, dir, &log)
+	if err != nil || got != want {
+		t.Fatalf("labImage = %q, %v; want the recorded %q", got, err, want)
+	}
+	if log.Len() != 0 {
+		t.Errorf("it said %q; want nothing imported", log.String())
 	}
 }

@@ -39,23 +39,24 @@ func (d *demo) ladders(ctx context.Context) ([]string, error) {
 // ladder measures one stack's ladder through the one orchestrator,
 // sampling the lab.
 func (d *demo) ladder(ctx context.Context, stack string) (*ladder.Outcome, error) {
-	lo, _, err := ladder.LabOptions(d.o.LabDir, stack)
+	lo, err := ladder.LabOptions(d.o.LabDir, stack)
 	if err != nil {
 		return nil, err
 	}
-	obs, err := runner.Observe(ctx, &plan.Plan{Targets: []plan.Target{lo.Target}}, runner.ObserveOptions{LabDir: d.o.LabDir})
+	obs, err := runner.Observe(ctx, &plan.Plan{Targets: lo.Plan.Targets}, runner.ObserveOptions{LabDir: d.o.LabDir})
 	if err != nil {
 		return nil, err
 	}
 	lo.Monitor, lo.Lab, lo.Reviews = obs.Monitor, obs.Lab, obs.Reviews
-	lo.Rounds, lo.Concurrency, lo.Out, lo.Version, lo.Log = d.o.LadderRounds, d.o.Concurrency, d.o.Out, d.o.Version, d.o.Log
-	lo.Name, lo.CommandLine = "demo-ladder-"+lo.Target.Name, []string{"authbench", "demo"}
-	lo.SlotDuration = d.o.LadderSlot
+	lo.Rounds, lo.Out, lo.Version, lo.Log = d.o.LadderRounds, d.o.Out, d.o.Version, d.o.Log
+	lo.Name, lo.CommandLine = "demo-ladder-"+lo.Target, []string{"authbench", "demo"}
+	l := &lo.Plan.Load
+	l.Concurrency, l.Duration = d.o.Concurrency, plan.Duration(d.o.LadderSlot)
 	if p := d.out.Properly; p != nil && p.Rate > 0 {
 		// Half the common rate: every rung, the gateway's included, then
 		// serves far below its knee, so what a layer adds is service
 		// time, not a queue that noise on a shared host tips over.
-		lo.Rate = roundSig(p.Rate*LadderRateFraction, 2)
+		l.Rate = roundSig(p.Rate*LadderRateFraction, 2)
 	}
 	return ladder.Run(ctx, lo)
 }

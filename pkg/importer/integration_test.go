@@ -142,7 +142,7 @@ func TestRealWrk(t *testing.T) {
 	if want := printed(t, out, `Requests/sec:\s+([\d.]+)`); !approx(r.ThroughputRPS, want) {
 		t.Errorf("throughput %g, wrk printed %g", r.ThroughputRPS, want)
 	}
-	p50, err := wrkTime(regexp.MustCompile(`50%\s+(\S+)`).FindStringSubmatch(out)[1])
+	p50, err := wrkTime(regexp.MustCompile(`(?m)^\s+50%\s+(\S+)`).FindStringSubmatch(out)[1])
 	if err != nil || !approx(r.Latency.P50, p50) || r.Latency.P50 <= 0 {
 		t.Errorf("P50 %g, wrk printed %g (%v)", r.Latency.P50, p50, err)
 	}

@@ -28,6 +28,10 @@ func PoolUser(i int) string { return UserAlice + "-" + strconv.Itoa(i) }
 // TokenPoolPath is the pool file of the lab in dir.
 func TokenPoolPath(dir string) string { return secretPaths(dir).TokenFile(TokenPoolFile) }
 
+// EnsureTokenPool issues the token pool for another platform (the kube
+// lab's apiserver reads the same token-auth file); see ensureTokenPool.
+func EnsureTokenPool(s Secrets, n int) error { return ensureTokenPool(s, n) }
+
 // ensureTokenPool writes n pool tokens to the pool file (keeping the
 // tokens already there, so a restart does not invalidate a scenario's
 // pool) and appends their users to the API server's token-auth file; n = 0

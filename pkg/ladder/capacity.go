@@ -17,7 +17,7 @@ import (
 // unrecorded warm-up that also opens the connections the turns reuse.
 // The successful throughput is the slot's capacity from this client.
 func (l *ladderRun) probeCapacity(ctx context.Context) error {
-	c := l.o.Concurrency
+	c := l.o.Plan.Load.Concurrency
 	for _, s := range l.slots {
 		fmt.Fprintf(l.o.Log, "%s: capacity probe (closed loop, %d workers, %s)\n", s.layer, c, l.o.ProbeDuration)
 		if l.o.ProbeWarmup > 0 {
@@ -80,8 +80,8 @@ func (l *ladderRun) chooseRate() error {
 	if l.o.Closed {
 		return nil
 	}
-	if l.o.Rate > 0 {
-		l.rate = l.o.Rate
+	if r := l.o.Plan.Load.Rate; r > 0 {
+		l.rate = r
 		weakest := l.weakest()
 		if l.rate >= weakest.probe.GoodputRPS {
 			l.notef("The rate (%.0f req/s) is not below the weakest rung's capacity (%s, %.0f req/s): that rung queues, and its latency includes waiting.",

@@ -41,9 +41,10 @@ func TestCapacityFindsTheWeakestRung(t *testing.T) {
 	fast := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "ok") }))
 	slow := serve(t, limited(2, 5*time.Millisecond))
 	out, err := Run(context.Background(), Options{
-		Target: plan.Target{Name: "cap", URL: slow, Layers: []string{"slow", "fast"},
+		Plan: onePlan(plan.Target{Name: "cap", URL: slow, Layers: []string{"slow", "fast"},
 			Rungs: []plan.Rung{{Layer: "slow", URL: slow}, {Layer: "fast", URL: fast}}},
-		Rounds: 1, SlotDuration: 200 * time.Millisecond, Concurrency: 8,
+			plan.Load{Duration: plan.Duration(200 * time.Millisecond), Concurrency: 8}),
+		Rounds:        1,
 		ProbeDuration: 500 * time.Millisecond, ProbeWarmup: 50 * time.Millisecond, Resamples: 100,
 	})
 	if err != nil {
@@ -99,8 +100,9 @@ func TestRungsRefused(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Run(context.Background(), Options{Target: tc.t, Rounds: 1, SlotDuration: 50 * time.Millisecond,
-				Concurrency: 2, ProbeDuration: 100 * time.Millisecond, ProbeWarmup: time.Millisecond})
+			_, err := Run(context.Background(), Options{Target: tc.t.Name, Rounds: 1,
+				Plan:          onePlan(tc.t, plan.Load{Duration: plan.Duration(50 * time.Millisecond), Concurrency: 2}),
+				ProbeDuration: 100 * time.Millisecond, ProbeWarmup: time.Millisecond})
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("err = %v, want it to say %q", err, tc.want)
 			}

@@ -122,8 +122,8 @@ func (c *chain) target() plan.Target {
 // chainOptions keep the ladder short: a fixed, low rate (the servers
 // sleep, so their capacity is the CPU's, which the tests share).
 func chainOptions(c *chain) Options {
-	return Options{Target: c.target(), Rounds: 8, SlotDuration: 150 * time.Millisecond, Concurrency: 16,
-		Rate: 200, ProbeDuration: 300 * time.Millisecond, ProbeWarmup: 100 * time.Millisecond, Resamples: 500}
+	return Options{Plan: onePlan(c.target(), plan.Load{Duration: plan.Duration(150 * time.Millisecond), Concurrency: 16, Rate: 200}),
+		Rounds: 8, ProbeDuration: 300 * time.Millisecond, ProbeWarmup: 100 * time.Millisecond, Resamples: 500}
 }
 
 // TestChainRecoversDelays runs the ladder over the in-process chain: the
@@ -212,4 +212,10 @@ func checkInterleaved(t *testing.T, run *results.Run, l *results.Ladder) {
 			t.Errorf("result %d: %s at %g req/s, want open at %g", i, r.Model, r.TargetRPS, l.RateRPS)
 		}
 	}
+}
+
+// onePlan is a plan of one target with load l, as a scenario file would
+// give it.
+func onePlan(t plan.Target, l plan.Load) *plan.Plan {
+	return &plan.Plan{Targets: []plan.Target{t}, Load: l}
 }

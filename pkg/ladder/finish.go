@@ -68,10 +68,10 @@ func (l *ladderRun) attribute() (*results.Ladder, error) {
 
 // describe fills what the measurement, not the arithmetic, knows.
 func (l *ladderRun) describe(lad *results.Ladder) {
-	o := l.o
-	lad.Target, lad.Stack, lad.Rounds, lad.Concurrency = o.Target.Name, o.Stack, o.Rounds, o.Concurrency
-	lad.Model, lad.RateRPS, lad.RateFraction = l.spec().Model, l.rate, l.fraction
-	lad.SlotDurationS, lad.SlotRequests, lad.LateSendFraction = o.SlotDuration.Seconds(), o.SlotRequests, l.lateFraction()
+	o, spec := l.o, l.spec()
+	lad.Target, lad.Stack, lad.Rounds, lad.Concurrency = l.target.Name, o.Stack, o.Rounds, spec.Concurrency
+	lad.Model, lad.RateRPS, lad.RateFraction = spec.Model, l.rate, l.fraction
+	lad.SlotDurationS, lad.SlotRequests, lad.LateSendFraction = spec.Duration.Seconds(), spec.Requests, l.lateFraction()
 	for _, s := range l.slots {
 		lad.Order = append(lad.Order, s.layer)
 		lad.Rungs = append(lad.Rungs, l.rungRecord(s))

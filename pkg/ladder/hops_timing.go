@@ -21,6 +21,7 @@ type GatewayLog struct {
 	Path string
 	// Gateway is the gateway's layer; the log lines of its turns (and of
 	// the end-to-end turns, when they reach the same host) are read.
+	// Default "": the target's outermost layer.
 	Gateway string
 	// Missing, when set, says why the gateway cannot be timed; it is
 	// recorded instead of reading Path.

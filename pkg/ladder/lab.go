@@ -19,37 +19,44 @@ const NginxAccessLog = "logs/nginx-access.log"
 // LabOptions prepares a ladder on one stack ("2x" or "3x") of the running
 // lab in dir (default lab.DefaultDir()): the target, rungs, token and CA
 // of the lab's scenario, the ext_authz layers by their role, the gateway's
-// log, and the lab's record for run.json.
-func LabOptions(dir, stack string) (Options, *plan.Plan, error) {
+// log, and the lab's record for run.json. Options.Plan is the lab's
+// scenario, its target the stack's.
+func LabOptions(dir, stack string) (Options, error) {
 	name := lab.TargetName(stack)
 	if name == "" {
-		return Options{}, nil, fmt.Errorf("unknown stack %q: want %s", stack, strings.Join(lab.Stacks(), ", "))
+		return Options{}, fmt.Errorf("unknown stack %q: want %s", stack, strings.Join(lab.Stacks(), ", "))
 	}
 	if dir == "" {
 		dir = lab.DefaultDir()
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return Options{}, nil, fmt.Errorf("resolving lab dir %s: %w", dir, err)
+		return Options{}, fmt.Errorf("resolving lab dir %s: %w", dir, err)
 	}
 	l := lab.Open(abs)
 	data, err := l.Scenario()
 	if err != nil {
-		return Options{}, nil, err
+		return Options{}, err
 	}
 	st, err := l.State()
 	if err != nil {
-		return Options{}, nil, err
+		return Options{}, err
 	}
 	p, err := scenario.Parse(filepath.Join(abs, lab.ScenarioFile), data)
 	if err != nil {
-		return Options{}, nil, fmt.Errorf("reading the lab's scenario: %w", err)
+		return Options{}, fmt.Errorf("reading the lab's scenario: %w", err)
 	}
 	t, err := FindTarget(p, name)
 	if err != nil {
-		return Options{}, nil, fmt.Errorf("the lab in %s does not run stack %s (start it with `authbench lab up --stack %s`): %w", abs, stack, stack, err)
+		return Options{}, fmt.Errorf("the lab in %s does not run stack %s (start it with `authbench lab up --stack %s`): %w", abs, stack, stack, err)
 	}
-	o := Options{Target: t, Client: p.Client, Concurrency: p.Load.Concurrency, Stack: stack, Lab: st.Record(), ExtAuthz: []string{}}
+	// The scenario's requests, duration and rate describe its runs, not
+	// the ladder's turns: those take the ladder's defaults.
+	p.Load.Requests, p.Load.Duration, p.Load.Rate = 0, 0, 0
+	for _, f := range []string{plan.FieldRequests, plan.FieldDuration, plan.FieldRate} {
+		delete(p.Given, f)
+	}
+	o := Options{Plan: p, Target: t.Name, Stack: stack, Lab: st.Record(), ExtAuthz: []string{}}
 	for _, layer := range t.Layers {
 		if c, ok := st.Component(layer); ok && c.Role == "ext-authz" {
 			o.ExtAuthz = append(o.ExtAuthz, layer)
@@ -63,7 +70,7 @@ func LabOptions(dir, stack string) (Options, *plan.Plan, error) {
 			}
 		}
 	}
-	return o, p, nil
+	return o, nil
 }
 
 // FindTarget returns the named target of p; with no name, the only

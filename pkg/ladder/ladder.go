@@ -42,26 +42,25 @@ const (
 
 // Options configure one ladder.
 type Options struct {
-	// Target is the stack: URL (the end-to-end slot), Layers from the
-	// client inwards, Rungs (each layer's own entry point), token, headers,
-	// method and body. Required: at least one rung.
-	Target plan.Target
-	// Client configures the HTTP client (TLS, timeout).
-	Client plan.Client
+	// Plan carries the load and client settings through the plan layer's
+	// defaults and checks (plan.Complete and plan.Validate, run once by
+	// Run, which completes it in place). Required. It gives the Targets,
+	// of which Target is measured; the Client (TLS, timeout); each turn's
+	// Load.Requests or Load.Duration (default DefaultSlotDuration, not
+	// the plan's request count; Duration wins over Requests, as in hey);
+	// Load.Concurrency, the closed loop's workers, the open loop's bound
+	// on requests in flight and the capacity probe's (default
+	// plan.DefaultConcurrency); and Load.Rate, the open loop's total rate
+	// on every rung (default 0: RateFraction of the weakest rung's
+	// capacity). Its iterations, warm-up, delay and SLO are not used.
+	Plan *plan.Plan
+	// Target names the plan's target: its URL (the end-to-end slot),
+	// Layers from the client inwards, Rungs (each layer's own entry
+	// point, at least one), token, headers, method and body. Default "":
+	// the only target with rungs.
+	Target string
 	// Rounds of the interleaved rungs. Default DefaultRounds.
 	Rounds int
-	// SlotDuration is each rung's turn in a round. Default
-	// DefaultSlotDuration unless SlotRequests is set.
-	SlotDuration time.Duration
-	// SlotRequests bounds each turn by a request count instead.
-	// Default 0 (use SlotDuration).
-	SlotRequests int64
-	// Concurrency is the closed loop's workers and the open loop's bound
-	// on requests in flight; also the capacity probe's. Default 50.
-	Concurrency int
-	// Rate is the open loop's total rate on every rung. Default 0:
-	// RateFraction of the weakest rung's capacity.
-	Rate float64
 	// RateFraction of the weakest capacity gives the rate. Default 0.5.
 	RateFraction float64
 	// Closed runs every turn as a closed loop instead. Default false.
@@ -103,18 +102,48 @@ type Options struct {
 	Executor runner.Executor
 }
 
-func (o *Options) complete() error {
+// complete fills the ladder's defaults and the plan's (once), checks
+// both, and returns the target to measure.
+func (o *Options) complete() (plan.Target, error) {
+	if o.Plan == nil {
+		return plan.Target{}, errors.New("no plan: give the ladder a plan with its target and load")
+	}
+	o.defaults()
+	if err := o.validate(); err != nil {
+		return plan.Target{}, err
+	}
+	p := o.Plan
+	if l := &p.Load; l.Requests == 0 && l.Duration == 0 && !given(p, plan.FieldRequests, plan.FieldDuration) {
+		l.Duration = plan.Duration(DefaultSlotDuration)
+	}
+	p.Complete()
+	if err := o.turns().Validate(); err != nil {
+		return plan.Target{}, err
+	}
+	if p.Load.Duration > 0 {
+		p.Load.Requests = 0
+	}
+	t, err := FindTarget(p, o.Target)
+	switch {
+	case err != nil && p.Source != "":
+		return t, fmt.Errorf("%s: %w", p.Source, err)
+	case err != nil:
+		return t, err
+	case len(t.Rungs) == 0:
+		return t, fmt.Errorf("target %q has no rungs: list each layer's entry point (rungs: [{layer, url}])", t.Name)
+	}
+	if o.Name == "" {
+		o.Name = "ladder-" + t.Name
+	}
+	if g := o.Gateway; g != nil && g.Gateway == "" && len(t.Layers) > 0 {
+		g.Gateway = t.Layers[0]
+	}
+	return t, nil
+}
+
+func (o *Options) defaults() {
 	if o.Rounds == 0 {
 		o.Rounds = DefaultRounds
-	}
-	if o.SlotDuration == 0 && o.SlotRequests == 0 {
-		o.SlotDuration = DefaultSlotDuration
-	}
-	if o.SlotRequests > 0 {
-		o.SlotDuration = 0
-	}
-	if o.Concurrency == 0 {
-		o.Concurrency = plan.DefaultConcurrency
 	}
 	if o.RateFraction == 0 {
 		o.RateFraction = DefaultRateFraction
@@ -125,44 +154,46 @@ func (o *Options) complete() error {
 	if o.ProbeWarmup == 0 {
 		o.ProbeWarmup = DefaultProbeWarmup
 	}
-	if o.Client.Timeout == 0 {
-		o.Client.Timeout = plan.DefaultTimeout
-	}
-	if o.Name == "" {
-		o.Name = "ladder-" + o.Target.Name
-	}
 	if o.Log == nil {
 		o.Log = io.Discard
 	}
-	return o.validate()
 }
 
+// given reports whether any of fields was given (plan.Given).
+func given(p *plan.Plan, fields ...string) bool {
+	for _, f := range fields {
+		if _, ok := p.Given[f]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// turns is the plan as the turns run it, for the plan layer's checks: an
+// open loop unless Closed. A rate not given is chosen after the probes
+// (RateFraction of a measured capacity, so positive); any positive rate
+// stands for it here, so that the open loop's rules apply, not the
+// closed loop's (which would refuse fewer requests than workers).
+func (o *Options) turns() *plan.Plan {
+	q := *o.Plan
+	if !o.Closed && q.Load.Rate == 0 {
+		q.Load.Rate = 1
+	}
+	return &q
+}
+
+// validate checks what only the ladder has; the plan layer checks the
+// load and the client.
 func (o *Options) validate() error {
 	switch {
-	case len(o.Target.Rungs) == 0:
-		return fmt.Errorf("target %q has no rungs: list each layer's entry point (rungs: [{layer, url}])", o.Target.Name)
 	case o.Rounds < 1:
 		return fmt.Errorf("rounds must be at least 1, got %d", o.Rounds)
-	case o.SlotDuration < 0 || o.SlotRequests < 0:
-		return errors.New("each turn's duration (-z) and requests (-n) must not be negative")
-	case o.Concurrency < 1:
-		return fmt.Errorf("concurrency (-c) must be at least 1, got %d", o.Concurrency)
-	case o.Rate < 0:
-		return fmt.Errorf("rate (-q) must not be negative, got %g", o.Rate)
 	case o.RateFraction <= 0 || o.RateFraction > 1:
 		return fmt.Errorf("rate fraction must be in (0, 1], got %g", o.RateFraction)
-	case o.Closed && o.Rate > 0:
+	case o.Closed && o.Plan.Load.Rate > 0:
 		return errors.New("give either a rate (-q, open loop) or --closed, not both")
 	case o.ProbeDuration < 0 || o.ProbeWarmup < 0:
 		return errors.New("probe durations must not be negative")
-	}
-	if err := plan.ValidateURL(o.Target.URL); err != nil {
-		return fmt.Errorf("target %q: %w", o.Target.Name, err)
-	}
-	for _, r := range o.Target.Rungs {
-		if err := plan.ValidateURL(r.URL); err != nil {
-			return fmt.Errorf("target %q, rung %s: %w", o.Target.Name, r.Layer, err)
-		}
 	}
 	return nil
 }
@@ -182,10 +213,11 @@ type Outcome struct {
 // per-request failures are data in the results. An interrupted ladder
 // returns its Outcome (Run.Partial set) with runner.ErrInterrupted.
 func Run(ctx context.Context, o Options) (*Outcome, error) {
-	if err := o.complete(); err != nil {
+	t, err := o.complete()
+	if err != nil {
 		return nil, err
 	}
-	l, err := newLadderRun(ctx, &o)
+	l, err := newLadderRun(ctx, &o, t)
 	if err != nil {
 		return nil, err
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/authbench/authbench/pkg/cgroup"
 	"github.com/authbench/authbench/pkg/lab"
+	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/report"
 	"github.com/authbench/authbench/pkg/results"
 )
@@ -79,11 +80,11 @@ func stackLadder(t *testing.T, stack, name string, adjust func(*Options)) *resul
 	t.Helper()
 	var l *results.Ladder
 	for attempt := 1; attempt <= maxAttempts; attempt++ {
-		o, _, err := LabOptions(needLab(t), stack)
+		o, err := LabOptions(needLab(t), stack)
 		if err != nil {
 			t.Fatal(err)
 		}
-		o.Rounds, o.SlotDuration, o.Out, o.Name = 6, 1200*time.Millisecond, t.TempDir(), name
+		o.Rounds, o.Plan.Load.Duration, o.Out, o.Name = 6, plan.Duration(1200*time.Millisecond), t.TempDir(), name
 		adjust(&o)
 		out, err := Run(context.Background(), o)
 		if err != nil {
@@ -133,7 +134,7 @@ func TestLadderLab(t *testing.T) {
 	limited := labLadder(t, "limited", func(o *Options) { o.RateFraction = 0.75 })
 	setAuthLimit(t, 0)
 	t.Cleanup(func() { setAuthLimit(t, 50) })
-	free := labLadder(t, "unlimited", func(o *Options) { o.Rate = limited.RateRPS })
+	free := labLadder(t, "unlimited", func(o *Options) { o.Plan.Load.Rate = limited.RateRPS })
 
 	t.Run("limit moves the attribution to the auth layer", func(t *testing.T) {
 		if limited.Bottleneck != lab.CompOAuth2Proxy {

@@ -21,7 +21,8 @@ func (l *ladderRun) measure(ctx context.Context) bool {
 
 // spec is every turn's load: the same on every rung.
 func (l *ladderRun) spec() load.Spec {
-	s := load.Spec{Model: plan.Closed, Requests: l.o.SlotRequests, Duration: l.o.SlotDuration, Concurrency: l.o.Concurrency}
+	pl := l.o.Plan.Load
+	s := load.Spec{Model: plan.Closed, Requests: pl.Requests, Duration: pl.Duration.D(), Concurrency: pl.Concurrency}
 	if !l.o.Closed {
 		s.Model, s.Rate = plan.Open, l.rate
 	}

@@ -103,9 +103,10 @@ func TestNginxTimesTheAuthSubrequest(t *testing.T) {
 	gw := fmt.Sprintf("http://127.0.0.1:%d/echo", port)
 	waitServing(t, gw)
 	out, err := Run(context.Background(), Options{
-		Target: plan.Target{Name: "nginx", URL: gw, Layers: []string{"nginx", "auth", "echo"},
+		Plan: onePlan(plan.Target{Name: "nginx", URL: gw, Layers: []string{"nginx", "auth", "echo"},
 			Rungs: []plan.Rung{{Layer: "nginx", URL: gw}, {Layer: "auth", URL: auth.URL + "/echo"}, {Layer: "echo", URL: backend.URL + "/echo"}}},
-		Rounds: 3, SlotDuration: 500 * time.Millisecond, Rate: 200, Concurrency: 16,
+			plan.Load{Duration: plan.Duration(500 * time.Millisecond), Rate: 200, Concurrency: 16}),
+		Rounds:        3,
 		ProbeDuration: 300 * time.Millisecond, Gateway: &GatewayLog{Path: filepath.Join(dir, "access.log"), Gateway: "nginx"},
 	})
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 // ladderRun is one ladder in progress, over one orchestrator session.
 type ladderRun struct {
 	o        *Options
+	target   plan.Target // the plan's target being measured
 	s        *runner.Session
 	slots    []*slot  // inside out, the end-to-end slot last
 	layers   []string // from the client inwards
@@ -22,18 +23,18 @@ type ladderRun struct {
 	notes    []string
 }
 
-func newLadderRun(ctx context.Context, o *Options) (*ladderRun, error) {
-	slots, layers, targets, err := buildSlots(o.Target)
+func newLadderRun(ctx context.Context, o *Options, t plan.Target) (*ladderRun, error) {
+	slots, layers, targets, err := buildSlots(t)
 	if err != nil {
 		return nil, err
 	}
 	c := runner.Common{Out: o.Out, CommandLine: o.CommandLine, Version: o.Version, Log: o.Log,
 		Monitor: o.Monitor, Reviews: o.Reviews, Lab: o.Lab, Executor: o.Executor}
-	s, err := runner.NewSession(ctx, c, o.Name, o.Client, targets)
+	s, err := runner.NewSession(ctx, c, o.Name, o.Plan.Client, targets)
 	if err != nil {
 		return nil, err
 	}
-	return &ladderRun{o: o, s: s, slots: slots, layers: layers, run: s.Run}, nil
+	return &ladderRun{o: o, target: t, s: s, slots: slots, layers: layers, run: s.Run}, nil
 }
 
 // prepare fingerprints every slot, tells ext_authz layers apart, probes
@@ -57,17 +58,17 @@ func (l *ladderRun) prepare(ctx context.Context) error {
 // report reads the per-rung results as it reads any run's), the load
 // every turn had, and the rounds as iterations.
 func (l *ladderRun) plan() plan.Plan {
-	o := l.o
-	p := plan.Plan{Name: o.Name, Source: "", Client: o.Client, Load: plan.Load{
-		Requests: o.SlotRequests, Duration: plan.Duration(o.SlotDuration), Concurrency: o.Concurrency,
+	o, load := l.o, l.o.Plan.Load
+	p := plan.Plan{Name: o.Name, Source: "", Client: o.Plan.Client, Load: plan.Load{
+		Requests: load.Requests, Duration: load.Duration, Concurrency: load.Concurrency,
 		Rate: l.rate, Iterations: o.Rounds,
 	}}
 	for _, s := range l.slots {
-		t := o.Target
+		t := l.target
 		t.Name, t.URL, t.Rungs = s.name, s.url, nil
 		if s.layer != results.EndToEnd {
 			t.Host, t.Layers = "", l.reached(s)
-			for _, r := range o.Target.Rungs {
+			for _, r := range l.target.Rungs {
 				if r.Layer == s.layer {
 					t.Headers = append(slices.Clone(t.Headers), r.Headers...)
 					if r.Token != nil {

@@ -2,7 +2,6 @@ package observe
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"math"
@@ -109,7 +108,7 @@ func NewPrometheus(o PromOptions, comps []PromComponent) (*PrometheusSampler, er
 		o.Margin = DefaultMargin
 	}
 	if o.Client == nil {
-		o.Client = &http.Client{Timeout: 30 * time.Second}
+		o.Client = &http.Client{Timeout: promTimeout}
 	}
 	s := &PrometheusSampler{o: o, base: u, now: time.Now}
 	for _, c := range comps {
@@ -125,7 +124,10 @@ func NewPrometheus(o PromOptions, comps []PromComponent) (*PrometheusSampler, er
 }
 
 // NewPrometheusFromPlan builds the sampler a plan asks for, with its token
-// source and TLS setting, over the plan's Kubernetes components.
+// source and TLS settings, over the plan's Kubernetes components. The
+// token source refreshes itself (a command's refresh, a file re-read when
+// rotated, an OIDC grant renewed) and is asked for the token at every
+// query; the token goes only into the Authorization header.
 func NewPrometheusFromPlan(ctx context.Context, p *plan.Prometheus, comps []plan.Component) (*PrometheusSampler, error) {
 	o := PromOptions{URL: p.URL, Profile: p.Profile, Step: p.Step.D(), RateInterval: p.RateInterval, Settle: p.Settle.D()}
 	if p.Token != nil {
@@ -135,11 +137,11 @@ func NewPrometheusFromPlan(ctx context.Context, p *plan.Prometheus, comps []plan
 		}
 		o.Token = ts
 	}
-	if p.Insecure {
-		tr := http.DefaultTransport.(*http.Transport).Clone()
-		tr.TLSClientConfig = &tls.Config{InsecureSkipVerify: true}
-		o.Client = &http.Client{Timeout: 30 * time.Second, Transport: tr}
+	c, err := promClient(p)
+	if err != nil {
+		return nil, err
 	}
+	o.Client = c
 	return NewPrometheus(o, PromComponentsFromPlan(comps))
 }
 

@@ -84,6 +84,15 @@ func (s *PrometheusSampler) post(ctx context.Context, path string, form url.Valu
 	if err != nil {
 		return 0, nil, fmt.Errorf("reading prometheus answer: %w", err)
 	}
+	switch resp.StatusCode {
+	case http.StatusUnauthorized:
+		if s.o.Token == nil {
+			return 0, nil, fmt.Errorf("prometheus answered HTTP 401: it needs a bearer token (prometheus.token, e.g. {command: oc whoami -t})")
+		}
+		return 0, nil, fmt.Errorf("prometheus answered HTTP 401: it refused the %s token", s.o.Token.Kind())
+	case http.StatusForbidden:
+		return 0, nil, fmt.Errorf("prometheus answered HTTP 403: the token may not query it (on OpenShift: cluster-monitoring-view)")
+	}
 	return resp.StatusCode, body, nil
 }
 

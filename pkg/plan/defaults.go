@@ -90,6 +90,11 @@ func (p *Plan) Validate() error {
 		} else if err != nil {
 			return err
 		}
+		for _, r := range t.Rungs {
+			if err := ValidateURL(r.URL); err != nil {
+				return fmt.Errorf("target %q, rung %s: %w", t.Name, r.Layer, err)
+			}
+		}
 	}
 	return p.ValidateSettings()
 }

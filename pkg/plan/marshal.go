@@ -26,3 +26,11 @@ func (p Prometheus) MarshalJSON() ([]byte, error) {
 	v.URL = redact.URL(p.URL)
 	return marshalJSON(v)
 }
+
+// MarshalJSON redacts the server URL as Target's.
+func (p Publish) MarshalJSON() ([]byte, error) {
+	type raw Publish
+	v := raw(p)
+	v.URL = redact.URL(p.URL)
+	return marshalJSON(v)
+}

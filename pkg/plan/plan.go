@@ -56,6 +56,10 @@ type Plan struct {
 	// Execution, when set, runs the load from pods of a Kubernetes Job.
 	// Default nil: from this process.
 	Execution *Execution `json:"execution,omitempty"`
+	// Publish, when set, sends the run to OpenSearch or Elasticsearch once
+	// its directory is written (pkg/publish). Default nil: only
+	// $AUTHBENCH_OPENSEARCH_URL does.
+	Publish *Publish `json:"publish,omitempty"`
 	// Given records which settings the user gave, and where; see Given.
 	// Not recorded in run.json.
 	Given Given `json:"-"`
@@ -70,8 +74,12 @@ type Prometheus struct {
 	URL string `json:"url"`
 	// Token authenticates to it (e.g. command "oc whoami -t"). Default none.
 	Token *auth.Spec `json:"token,omitempty"`
-	// Insecure skips TLS verification. Default false.
+	// Insecure skips TLS verification. Default false: TLS is verified.
 	Insecure bool `json:"insecure,omitempty"`
+	// CACert is a PEM file of CAs to trust besides the system's, e.g. the
+	// cluster's service CA in front of OpenShift's Thanos querier. Default
+	// none: the system's CAs.
+	CACert string `json:"cacert,omitempty"`
 	// Step is the range-query resolution. Default 1s, widened so that no
 	// query asks for more than 10,000 points.
 	Step Duration `json:"step,omitempty"`
@@ -264,4 +272,26 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 	}
 	*d = Duration(v)
 	return nil
+}
+
+// Publish is where a run is published: the scenario's publish: block,
+// which pkg/publish's Config reads. It holds no secret: the password comes
+// from a file or $AUTHBENCH_OPENSEARCH_PASSWORD, a token from a source.
+type Publish struct {
+	// URL of the server, http(s)://host:port. Default
+	// $AUTHBENCH_OPENSEARCH_URL.
+	URL string `json:"url,omitempty"`
+	// Index is written to. Default $AUTHBENCH_OPENSEARCH_INDEX, else
+	// "authbench-runs".
+	Index string `json:"index,omitempty"`
+	// User authenticates with the password of PasswordFile, else of
+	// $AUTHBENCH_OPENSEARCH_PASSWORD. Default $AUTHBENCH_OPENSEARCH_USER.
+	User         string `json:"user,omitempty"`
+	PasswordFile string `json:"password_file,omitempty"`
+	// Token is a bearer token source, instead of User. Default none.
+	Token *auth.Spec `json:"token,omitempty"`
+	// CACert is a PEM file of CAs to trust. Default: the system's.
+	CACert string `json:"cacert,omitempty"`
+	// Timeout bounds each request. Default 30s.
+	Timeout Duration `json:"timeout,omitempty"`
 }

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/authbench/authbench/pkg/auth"
+	"github.com/authbench/authbench/pkg/plan"
+	"github.com/authbench/authbench/pkg/redact"
 )
 
 // DefaultIndex is Config.Index's default.
@@ -76,15 +78,11 @@ func (c Config) index() string {
 
 // Validate reports the first impossible value, naming the field.
 func (c Config) Validate() error {
-	u, err := url.Parse(c.URL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("opensearch url %q: want http(s)://host:port", redactedURL(c.URL))
+	if err := CheckURL(c.URL); err != nil {
+		return fmt.Errorf("opensearch url %w", err)
 	}
-	if u.User != nil {
-		return errors.New("opensearch url: put no credentials in the URL; use --opensearch-user with a password file or " + EnvPassword)
-	}
-	if strings.ContainsAny(c.index(), `\/*?"<>| ,#:`) || c.index() != strings.ToLower(c.index()) {
-		return fmt.Errorf("opensearch index %q: lowercase, without \\ / * ? \" < > | , # : or spaces", c.index())
+	if err := CheckIndex(c.index()); err != nil {
+		return fmt.Errorf("opensearch index %w", err)
 	}
 	if c.User != "" && c.Token != nil {
 		return errors.New("opensearch: give a user or a token, not both")
@@ -112,10 +110,36 @@ func (c Config) password() (string, error) {
 	return strings.TrimRight(string(b), "\r\n"), nil
 }
 
-func redactedURL(raw string) string {
+// CheckURL says why raw cannot be a server's URL, or nil: it must be
+// http(s)://host:port[/path], with no credentials and no query (which
+// could carry one into messages and run.json).
+func CheckURL(raw string) error {
 	u, err := url.Parse(raw)
-	if err != nil {
-		return "(unparsable URL)"
+	switch {
+	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+		return fmt.Errorf("%q: want http(s)://host:port", redact.URL(raw))
+	case u.User != nil:
+		return errors.New("put no credentials in the URL; use --opensearch-user with a password file or " + EnvPassword)
+	case u.RawQuery != "" || u.Fragment != "":
+		return fmt.Errorf("%q: want no query or fragment: give credentials with --opensearch-user or a token source", redact.URL(raw))
 	}
-	return u.Redacted()
+	return nil
+}
+
+// FromPlan is the config of a plan's publish block (nil: none), to be
+// completed from the environment by WithEnv.
+func FromPlan(p *plan.Publish) Config {
+	if p == nil {
+		return Config{}
+	}
+	return Config{URL: p.URL, Index: p.Index, User: p.User, PasswordFile: p.PasswordFile,
+		Token: p.Token, CACert: p.CACert, Timeout: p.Timeout.D()}
+}
+
+// CheckIndex says why name cannot be an index name, or nil.
+func CheckIndex(name string) error {
+	if strings.ContainsAny(name, `\/*?"<>| ,#:`) || name != strings.ToLower(name) {
+		return fmt.Errorf("%q: lowercase, without \\ / * ? \" < > | , # : or spaces", name)
+	}
+	return nil
 }

@@ -8,12 +8,15 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"slices"
 	"time"
 
 	"github.com/authbench/authbench/pkg/analyze"
+	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/results"
 	"github.com/authbench/authbench/pkg/store"
 )
@@ -32,6 +35,13 @@ type Document struct {
 	AuthbenchVersion string    `json:"authbench_version,omitempty"`
 	Partial          bool      `json:"partial,omitempty"`
 	ImportedFrom     string    `json:"imported_from,omitempty"`
+
+	// Kind is "capacity" (results.KindCapacity) for the steps of a
+	// capacity search, "" for the iterations of one load.
+	Kind string `json:"kind,omitempty"`
+	// Capacity is set on a capacity search's documents: the step's offered
+	// rate and verdict, and what the target's search found.
+	Capacity *CapacityStep `json:"capacity,omitempty"`
 
 	Target     string   `json:"target"`
 	URL        string   `json:"url,omitempty"`
@@ -58,6 +68,17 @@ type Document struct {
 	// values to milliseconds. Empty when the run has no .hlog.
 	Histogram      string  `json:"histogram,omitempty"`
 	HistogramPerMs float64 `json:"histogram_units_per_ms,omitempty"`
+}
+
+// CapacityStep is a capacity search's step (Document.Iteration is its
+// number) with the search's outcome for the target.
+type CapacityStep struct {
+	OfferedRPS   float64  `json:"offered_rps"`
+	Pass         bool     `json:"step_pass"`
+	CapacityRPS  float64  `json:"capacity_rps"`
+	FirstFailRPS float64  `json:"first_fail_rps,omitempty"`
+	SustainedRPS float64  `json:"sustained_rps,omitempty"`
+	SLO          plan.SLO `json:"slo"`
 }
 
 // Environment is where the run happened and the backend fingerprint.
@@ -112,9 +133,14 @@ func Documents(runDir string) ([]Document, error) {
 	for _, r := range run.Results {
 		iters[r.Target]++
 	}
+	searches, err := capacitySearches(run, runDir)
+	if err != nil {
+		return nil, err
+	}
 	docs := make([]Document, 0, len(run.Results))
 	for _, r := range run.Results {
 		d := baseDocument(run, id, r.Target)
+		d.Kind, d.Capacity = run.Kind, capacityStep(run, searches, r)
 		d.Plan, d.Iterations = plan, iters[r.Target]
 		d.ID, d.Iteration = DocID(id, r.Target, r.Iteration), r.Iteration
 		d.Timestamp = r.Start
@@ -123,7 +149,7 @@ func Documents(runDir string) ([]Document, error) {
 		}
 		d.Figures = figures(r)
 		if r.HistogramFile != "" {
-			h, err := analyze.ReadHistogramLog(filepath.Join(store.Dir(runDir), r.HistogramFile))
+			h, err := store.ReadHistogramLog(filepath.Join(store.Dir(runDir), r.HistogramFile))
 			if err != nil {
 				return nil, fmt.Errorf("publishing %s: %w", runDir, err)
 			}
@@ -135,6 +161,38 @@ func Documents(runDir string) ([]Document, error) {
 		docs = append(docs, d)
 	}
 	return docs, nil
+}
+
+// capacitySearches reads a capacity run's searches by target (nil for
+// other runs; empty when the search was interrupted before writing them).
+func capacitySearches(run *results.Run, runDir string) (map[string]analyze.CapacitySearch, error) {
+	if run.Kind != results.KindCapacity {
+		return nil, nil
+	}
+	ss, err := ReadCapacitySearches(runDir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("publishing %s: %w", runDir, err)
+	}
+	out := map[string]analyze.CapacitySearch{}
+	for _, s := range ss {
+		out[s.Target] = s
+	}
+	return out, nil
+}
+
+func capacityStep(run *results.Run, searches map[string]analyze.CapacitySearch, r results.Result) *CapacityStep {
+	if run.Kind != results.KindCapacity {
+		return nil
+	}
+	s := searches[r.Target]
+	c := &CapacityStep{OfferedRPS: r.TargetRPS, Pass: s.AtCapacity(r.Iteration), CapacityRPS: s.Capacity,
+		FirstFailRPS: s.FirstFail, SustainedRPS: s.Sustained, SLO: s.SLO}
+	for _, st := range s.Steps {
+		if st.N == r.Iteration {
+			c.OfferedRPS, c.Pass = st.Offered, st.Pass
+		}
+	}
+	return c
 }
 
 func baseDocument(run *results.Run, id, target string) Document {

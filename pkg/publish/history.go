@@ -3,6 +3,7 @@ package publish
 import (
 	"context"
 	"math"
+	"path/filepath"
 
 	"github.com/authbench/authbench/pkg/analyze"
 	"github.com/authbench/authbench/pkg/results"
@@ -45,6 +46,14 @@ func HistoryPoints(docs []Document) []analyze.HistoryPoint {
 }
 
 func historyPoint(docs []Document) analyze.HistoryPoint {
+	if docs[0].Kind == results.KindCapacity && docs[0].Capacity != nil {
+		return capacityPoint(docs)
+	}
+	return loadPoint(docs)
+}
+
+// loadPoint is the row of a load's iterations.
+func loadPoint(docs []Document) analyze.HistoryPoint {
 	d := docs[0]
 	r := store.HistoryRow{
 		RunID: d.RunID, RunName: d.RunName, Start: d.RunStart, Imported: d.ImportedFrom != "", Tool: d.ImportedFrom,
@@ -100,4 +109,70 @@ func Rows(pts []analyze.HistoryPoint) []store.HistoryRow {
 		out[i] = p.Row
 	}
 	return out
+}
+
+// capacityPoint is a capacity search's row, as analyze.CapacityRow makes
+// it from a local run: the capacity found, and the passing steps at it.
+func capacityPoint(docs []Document) analyze.HistoryPoint {
+	c := docs[0].Capacity
+	s := analyze.CapacitySearch{Target: docs[0].Target, SLO: c.SLO, Capacity: c.CapacityRPS, FirstFail: c.FirstFailRPS, Sustained: c.SustainedRPS}
+	var at []Document
+	var rs []results.Result
+	for _, d := range docs {
+		if d.Capacity != nil && d.Capacity.Pass && s.Capacity > 0 && d.Capacity.OfferedRPS == s.Capacity {
+			at = append(at, d)
+			f := d.Figures
+			rs = append(rs, results.Result{Target: d.Target, Iteration: d.Iteration, Requests: f.Requests,
+				Successes: f.Successes, ThroughputRPS: f.ThroughputRPS, Latency: f.Latency, Unavailable: f.Unavailable})
+		}
+	}
+	// The run's fields and fingerprint; CapacityRow replaces the figures.
+	p := loadPoint(docs[:1])
+	var merged *results.Latency
+	if m, err := MergeHistograms(at); err == nil && m.H.TotalCount() > 0 {
+		l := m.Latency()
+		merged = &l
+	}
+	p.Kind, p.SLO = results.KindCapacity, &s.SLO
+	p.Row = analyze.CapacityRow(p.Row, s, rs, merged)
+	return p
+}
+
+// LocalHistory is History from the runs directory's own index: it reads
+// the history of runsDir and each run's backend
+// fingerprint from its run.json. A run whose run.json is gone keeps its
+// row without a fingerprint.
+func LocalHistory(runsDir string, q store.HistoryQuery) ([]analyze.HistoryPoint, error) {
+	rows, err := store.History(runsDir, q)
+	if err != nil {
+		return nil, err
+	}
+	runs := map[string]*results.Run{}
+	out := make([]analyze.HistoryPoint, 0, len(rows))
+	for _, r := range rows {
+		run, ok := runs[r.Dir]
+		if !ok {
+			dir := r.Dir
+			if !filepath.IsAbs(dir) {
+				dir = filepath.Join(runsDir, dir)
+			}
+			run, _ = store.Read(dir)
+			runs[r.Dir] = run
+		}
+		p := analyze.HistoryPoint{Row: r}
+		if run != nil {
+			for i := range run.Environment.Targets {
+				if fp := run.Environment.Targets[i]; fp.Target == r.Target {
+					p.Fingerprint = &fp
+				}
+			}
+		}
+		if run != nil && run.Kind == results.KindCapacity {
+			if p, err = localCapacityPoint(p, run, runsDir); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, p)
+	}
+	return out, nil
 }

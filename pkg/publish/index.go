@@ -34,6 +34,9 @@ func templateBody(index string) map[string]any {
 				"properties": map[string]any{
 					"doc_id": kw, "@timestamp": date, "run_id": kw, "run_name": kw, "run_start": date, "run_end": date,
 					"authbench_version": kw, "partial": map[string]any{"type": "boolean"}, "imported_from": kw,
+					"kind": kw, "capacity": map[string]any{"properties": map[string]any{
+						"offered_rps": num, "step_pass": map[string]any{"type": "boolean"}, "capacity_rps": num,
+						"first_fail_rps": num, "sustained_rps": num, "slo": stored}},
 					"target": kw, "url": kw, "iteration": map[string]any{"type": "integer"},
 					"iterations": map[string]any{"type": "integer"}, "layers": kw,
 					"model": kw, "concurrency": map[string]any{"type": "integer"}, "rate": num,

@@ -16,7 +16,6 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/authbench/authbench/pkg/analyze"
 	"github.com/authbench/authbench/pkg/auth"
 	"github.com/authbench/authbench/pkg/lab/install"
 	"github.com/authbench/authbench/pkg/store"
@@ -50,7 +49,16 @@ func TestPublishRealServers(t *testing.T) {
 		t.Run(s.name, func(t *testing.T) { checkServer(t, s, runs, dirs) })
 	}
 	t.Run("tls and credentials through nginx", func(t *testing.T) { checkFrontDoor(t, servers[0].url, dirs[0]) })
+	for _, s := range servers {
+		t.Run("end of run, "+s.name, func(t *testing.T) { EndOfRunCheck(t, s.url) })
+	}
 }
+
+// EndOfRunCheck runs authbench runs that publish at their end to the
+// server at url. end_of_run_integration_test.go sets it: it drives the
+// runner, which imports this package, so it lives in publish_test and
+// shares these servers rather than starting its own.
+var EndOfRunCheck func(t *testing.T, url string)
 
 // checkFrontDoor publishes through nginx requiring TLS and credentials:
 // right ones pass, wrong ones are refused with a message that quotes
@@ -161,7 +169,7 @@ func checkExactMerge(t *testing.T, a, b Document, runs string) {
 			if err != nil || run.ID != d.RunID {
 				continue
 			}
-			h, err := analyze.ReadHistogramLog(f)
+			h, err := store.ReadHistogramLog(f)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -179,7 +187,7 @@ func checkHistoryMatchesLocal(t *testing.T, cfg Config, runs string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	local, err := analyze.LoadLocalHistory(runs, store.HistoryQuery{})
+	local, err := LocalHistory(runs, store.HistoryQuery{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,6 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/authbench/authbench/pkg/analyze"
 	"github.com/authbench/authbench/pkg/auth"
 	"github.com/authbench/authbench/pkg/store"
 )
@@ -72,7 +71,7 @@ func TestMergeHistogramsExact(t *testing.T) {
 		}
 		docs = append(docs, d...)
 		for _, x := range d {
-			h, err := analyze.ReadHistogramLog(filepath.Join(dir, store.HistogramFileName(x.Target, x.Iteration)))
+			h, err := store.ReadHistogramLog(filepath.Join(dir, store.HistogramFileName(x.Target, x.Iteration)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -141,7 +140,7 @@ func TestHistoryPoints(t *testing.T) {
 	}
 	sortDocuments(docs)
 	pts := HistoryPoints(docs)
-	local, err := analyze.LoadLocalHistory(runs, store.HistoryQuery{})
+	local, err := LocalHistory(runs, store.HistoryQuery{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -78,6 +78,35 @@ func TestText(t *testing.T) {
 	}
 }
 
+func TestHTML(t *testing.T) {
+	jwt := "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2lnbmF0dXJl"
+	tests := []struct {
+		name, in string
+		secrets  []string
+		want     string
+	}{
+		{"text", "<p>token s3cr3t&amp;x</p>", []string{"s3cr3t&x"}, "<p>token REDACTED</p>"},
+		{"attribute", `<td title="a&#34;b&lt;c">`, []string{`a"b<c`}, `<td title="REDACTED">`},
+		{"chart json", `<script>{"label":"a\u003cb"}</script>`, []string{"a<b"}, `<script>{"label":"REDACTED"}</script>`},
+		{"raw", "x=hunter2", []string{"hunter2"}, "x=REDACTED"},
+		{"jwt", "<li>" + jwt + "</li>", nil, "<li>REDACTED</li>"},
+		{"bearer keeps its scheme", "<li>Bearer sha256~abcdefghij</li>", nil, "<li>Bearer REDACTED</li>"},
+		{"url password", "<a>https://u:pw@h/</a>", nil, "<a>https://u:REDACTED@h/</a>"},
+		{"plain page kept", "<p>connection refused</p>", []string{"zzz"}, "<p>connection refused</p>"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := HTML(tt.in, tt.secrets...)
+			if got != tt.want {
+				t.Errorf("HTML() = %q, want %q", got, tt.want)
+			}
+			if HTML(got, tt.secrets...) != got {
+				t.Errorf("HTML is not idempotent on %q", got)
+			}
+		})
+	}
+}
+
 func TestScrubberError(t *testing.T) {
 	var s Scrubber
 	s.Add("pw-1")

@@ -84,17 +84,21 @@ var (
 	userinfoPattern = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://[^/\s:@]*:)([^/\s@]+)@`)
 )
 
-func patterns(text string) string {
-	text = JWTPattern.ReplaceAllStringFunc(text, Value)
+func patterns(text string) string { return replacePatterns(text, Value) }
+
+// replacePatterns replaces what looks like a JWT or a bearer credential
+// with hide's placeholder, and a URL password with Placeholder.
+func replacePatterns(text string, hide func(string) string) string {
+	text = JWTPattern.ReplaceAllStringFunc(text, hide)
 	text = userinfoPattern.ReplaceAllStringFunc(text, func(m string) string {
 		sub := userinfoPattern.FindStringSubmatch(m)
 		return sub[1] + Placeholder + "@"
 	})
 	return bearerPattern.ReplaceAllStringFunc(text, func(m string) string {
 		sub := bearerPattern.FindStringSubmatch(m)
-		if strings.HasPrefix(sub[2], "<redacted") {
+		if strings.HasPrefix(sub[2], "<redacted") || sub[2] == Placeholder {
 			return m
 		}
-		return Value(sub[1] + " " + sub[2])
+		return hide(sub[1] + " " + sub[2])
 	})
 }

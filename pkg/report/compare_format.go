@@ -95,7 +95,7 @@ func unitValue(unit string, v float64) string {
 // noise (+0.40 ms)", "**1.03x slower** (noise unknown)".
 func differenceCell(m analyze.Metric, i int) string {
 	d := m.Deltas[i]
-	words := analyze.DeltaWords(d, m.HigherIsBetter)
+	words := deltaWords(d, m.HigherIsBetter)
 	switch d.Verdict {
 	case analyze.VerdictWorse, analyze.VerdictBetter:
 		cell := "**" + words + "**"

@@ -12,7 +12,8 @@ import (
 )
 
 // CompareMarkdown writes a comparison in the layout of the seeds' hand-made
-// comparisons: warnings first, then an executive summary, test
+// comparisons: what is compared on purpose and warnings first, then an
+// executive summary, test
 // configuration and environments, configuration differences, detailed
 // latency/throughput tables with Difference columns and text bar charts,
 // per-iteration side-by-side tables, significance, success rate and error
@@ -44,6 +45,7 @@ func (m *cmpMD) printf(format string, a ...any) { fmt.Fprintf(&m.b, format, a...
 
 func (m *cmpMD) document() {
 	m.title()
+	m.declared()
 	m.warnings()
 	m.executiveSummary()
 	m.configuration()
@@ -125,7 +127,7 @@ func (m *cmpMD) warnings() {
 
 func (m *cmpMD) executiveSummary() {
 	m.printf("## Executive Summary\n\n")
-	for _, s := range m.c.Summary {
+	for _, s := range ExecutiveSummary(m.c) {
 		m.printf("%s\n\n", s)
 	}
 	p50, _ := analyze.MetricByKey(m.c.Latency, "p50")
@@ -162,14 +164,14 @@ func (m *cmpMD) keyFindings(i int, p50, p95, tp analyze.Metric) {
 		d := row.metric.Deltas[i]
 		switch d.Verdict {
 		case analyze.VerdictWorse, analyze.VerdictBetter:
-			m.printf("- %s is **%s** than %s (%s)\n", s.Label, analyze.DeltaWords(d, false), base, row.what)
+			m.printf("- %s is **%s** than %s (%s)\n", s.Label, deltaWords(d, false), base, row.what)
 		case analyze.VerdictWithinNoise:
-			m.printf("- %s is within noise of %s (%s: %s)\n", s.Label, base, row.what, analyze.DeltaWords(d, false))
+			m.printf("- %s is within noise of %s (%s: %s)\n", s.Label, base, row.what, deltaWords(d, false))
 		}
 	}
 	switch d := tp.Deltas[i]; d.Verdict {
 	case analyze.VerdictWorse, analyze.VerdictBetter:
-		m.printf("- %s has **%s throughput** than %s\n", s.Label, analyze.DeltaWords(d, true), base)
+		m.printf("- %s has **%s throughput** than %s\n", s.Label, deltaWords(d, true), base)
 	case analyze.VerdictWithinNoise:
 		m.printf("- %s has the same throughput as %s within noise\n", s.Label, base)
 	}

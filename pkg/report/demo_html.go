@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/authbench/authbench/pkg/analyze"
+	"github.com/authbench/authbench/pkg/redact"
 	"github.com/authbench/authbench/pkg/results"
 )
 
@@ -120,7 +121,7 @@ func DemoHTML(w io.Writer, p DemoPage) error {
 	if err := demoTemplate.ExecuteTemplate(&b, "demo", data); err != nil {
 		return fmt.Errorf("rendering html: %w", err)
 	}
-	if _, err := io.WriteString(w, htmlScrub(b.String(), secrets)); err != nil {
+	if _, err := io.WriteString(w, redact.HTML(b.String(), secrets...)); err != nil {
 		return fmt.Errorf("writing html: %w", err)
 	}
 	return nil

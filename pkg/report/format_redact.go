@@ -12,9 +12,6 @@ import (
 // minSecretLen keeps the output scrubber from rewriting short, common strings.
 const minSecretLen = 6
 
-// jwtPattern is redact's, for the HTML scrubber.
-var jwtPattern = redact.JWTPattern
-
 // redactHeader returns a header's printable value.
 func redactHeader(h plan.Header) string { return redact.Header(h.Name, h.Value) }
 

@@ -1,12 +1,12 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
-	"html"
 	"html/template"
 	"io"
 	"strings"
+
+	"github.com/authbench/authbench/pkg/redact"
 )
 
 // selfContained ends every page's footer.
@@ -17,6 +17,8 @@ const selfContained = "Self-contained: the chart library (uPlot) and the data ar
 type htmlPage struct {
 	Title    string
 	Subtitle []string
+	// Context is what the page compares on purpose, said before warnings.
+	Context  []string
 	Warnings []string
 	Summary  []string
 	Notes    []string
@@ -28,6 +30,9 @@ type htmlPage struct {
 	// Assets are inlined when the page has charts to draw.
 	Assets *pageAssets
 }
+
+// ContextTitle introduces Context.
+func (htmlPage) ContextTitle() string { return comparedOnPurpose }
 
 // htmlTable is a titled table; cells are plain text (escaped).
 type htmlTable struct {
@@ -53,7 +58,9 @@ var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 <h1>{{.Title}}</h1>
 {{range .Subtitle}}<p class="subtitle">{{.}}</p>
 {{end}}</header>
-{{if .Warnings}}<section class="warnings" id="warnings"><strong>⚠️ Not directly comparable:</strong>
+{{if .Context}}<section class="notes" id="context"><strong>{{.ContextTitle}}</strong>
+<ul>{{range .Context}}<li>{{.}}</li>{{end}}</ul></section>
+{{end}}{{if .Warnings}}<section class="warnings" id="warnings"><strong>⚠️ Not directly comparable:</strong>
 <ul>{{range .Warnings}}<li>{{.}}</li>{{end}}</ul></section>
 {{end}}{{if .Summary}}<section class="summary" id="summary"><h2>Executive Summary</h2>
 {{range .Summary}}<p>{{.}}</p>
@@ -121,21 +128,8 @@ func writePage(w io.Writer, page htmlPage, secrets []string) error {
 	if err := pageTemplate.Execute(&b, page); err != nil {
 		return fmt.Errorf("rendering html: %w", err)
 	}
-	if _, err := io.WriteString(w, htmlScrub(b.String(), secrets)); err != nil {
+	if _, err := io.WriteString(w, redact.HTML(b.String(), secrets...)); err != nil {
 		return fmt.Errorf("writing html: %w", err)
 	}
 	return nil
-}
-
-// htmlScrub is scrub for HTML: the replacement must not read as a tag, and
-// a secret may appear escaped, as HTML text or inside a chart's JSON.
-func htmlScrub(s string, secrets []string) string {
-	for _, sec := range secrets {
-		s = strings.ReplaceAll(s, sec, "[redacted]")
-		s = strings.ReplaceAll(s, html.EscapeString(sec), "[redacted]")
-		if j, err := json.Marshal(sec); err == nil && len(j) > 2 {
-			s = strings.ReplaceAll(s, string(j[1:len(j)-1]), "[redacted]")
-		}
-	}
-	return jwtPattern.ReplaceAllString(s, "[redacted JWT]")
 }

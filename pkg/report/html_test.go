@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/authbench/authbench/pkg/analyze"
+	"github.com/authbench/authbench/pkg/redact"
 	"github.com/authbench/authbench/pkg/results"
 	"github.com/authbench/authbench/pkg/store"
 )
@@ -31,7 +32,8 @@ func cxHTMLComparison(t *testing.T) *analyze.Comparison {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return cxCompare(t, []*results.Run{ra, rb}, analyze.CompareOptions{Dirs: []string{da, db}})
+	files := []analyze.RunFiles{cxRunFiles(t, da, ra), cxRunFiles(t, db, rb)}
+	return cxCompare(t, []*results.Run{ra, rb}, analyze.CompareOptions{Files: files})
 }
 
 // cxHTMLRun is the 2.x run with its histograms and timeline loaded back.
@@ -46,11 +48,26 @@ func cxHTMLRun(t *testing.T) (*results.Run, *results.Timeline, []analyze.Histogr
 	if err != nil {
 		t.Fatal(err)
 	}
-	hists, err := analyze.LoadHistograms(dir, run)
+	hs, err := store.ReadHistograms(dir, run)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return run, tl, hists
+	return run, tl, analyze.Histograms(run, hs)
+}
+
+// cxRunFiles reads what a comparison takes beside run.json, as
+// `authbench compare` does.
+func cxRunFiles(t *testing.T, dir string, run *results.Run) analyze.RunFiles {
+	t.Helper()
+	hs, err := store.ReadHistograms(dir, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl, err := store.ReadTimeline(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return analyze.RunFiles{Dir: dir, Hists: hs, Timeline: tl}
 }
 
 // figure returns the <figure> element with the given id.
@@ -236,6 +253,7 @@ func TestHTMLNoSecrets(t *testing.T) {
 	run, tl, hists := cxHTMLRun(t)
 	run.Plan.Targets[0].Headers = fxSecretHeaders()
 	run.Findings = []results.Finding{{Severity: "warning", Evidence: "saw Bearer " + secretBearer, Advice: "none"}}
+	run.Name = "run-" + secretAPIKey
 	var b bytes.Buffer
 	if err := RunHTML(&b, run, tl, hists...); err != nil {
 		t.Fatal(err)
@@ -245,6 +263,9 @@ func TestHTMLNoSecrets(t *testing.T) {
 	}
 	if strings.Contains(b.String(), "<redacted>") {
 		t.Error("redaction must not produce a tag in HTML")
+	}
+	if strings.Contains(b.String(), secretAPIKey) || !strings.Contains(b.String(), "run-"+redact.Placeholder) {
+		t.Error("the secret in the run's name is not redacted by pkg/redact's HTML form")
 	}
 }
 

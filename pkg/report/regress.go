@@ -5,11 +5,14 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/authbench/authbench/pkg/analyze"
+	"github.com/authbench/authbench/pkg/results"
+	"github.com/authbench/authbench/pkg/store"
 )
 
 // RegressionsText words the change points of `authbench regressions`:
@@ -25,7 +28,7 @@ func RegressionsText(w io.Writer, rep analyze.ChangeReport) error {
 	var quiet []string
 	for _, s := range rep.Series {
 		if len(s.Changes) == 0 && len(s.Segments) <= 1 {
-			quiet = append(quiet, fmt.Sprintf("%s %s (%d runs)", s.Target, s.Metric, len(s.Points)))
+			quiet = append(quiet, fmt.Sprintf("%s %s (%d runs)", seriesTarget(s.Target, s.Kind), metricName(s.Metric, s.Kind), len(s.Points)))
 			continue
 		}
 		regressSeriesText(&b, s)
@@ -46,7 +49,7 @@ func RegressionsText(w io.Writer, rep analyze.ChangeReport) error {
 }
 
 func regressSeriesText(b *strings.Builder, s analyze.ChangeSeries) {
-	fmt.Fprintf(b, "%s — %s (%s), %d runs\n", s.Target, s.Metric, s.Unit, len(s.Points))
+	fmt.Fprintf(b, "%s — %s (%s), %d runs\n", seriesTarget(s.Target, s.Kind), metricName(s.Metric, s.Kind), s.Unit, len(s.Points))
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 	for _, c := range s.Changes {
 		verdict := strings.ToUpper(c.Direction)
@@ -72,6 +75,7 @@ type RegressionJSON struct {
 	RunName        string    `json:"run_name"`
 	Date           time.Time `json:"date"`
 	Target         string    `json:"target"`
+	Kind           string    `json:"kind,omitempty"`
 	Metric         string    `json:"metric"`
 	Unit           string    `json:"unit"`
 	Before         float64   `json:"before"`
@@ -86,6 +90,7 @@ type RegressionJSON struct {
 // SplitJSON is a point where the history was cut.
 type SplitJSON struct {
 	Target  string   `json:"target"`
+	Kind    string   `json:"kind,omitempty"`
 	Metric  string   `json:"metric"`
 	RunID   string   `json:"run_id"`
 	RunName string   `json:"run_name"`
@@ -107,14 +112,14 @@ func RegressionsJSON(w io.Writer, rep analyze.ChangeReport) error {
 				rel = 0
 			}
 			out.ChangePoints = append(out.ChangePoints, RegressionJSON{
-				RunID: c.RunID, RunName: c.RunName, Date: c.Date, Target: c.Target, Metric: string(c.Metric), Unit: s.Unit,
+				RunID: c.RunID, RunName: c.RunName, Date: c.Date, Target: c.Target, Kind: c.Kind, Metric: string(c.Metric), Unit: s.Unit,
 				Before: c.Before, After: c.After, RelativeChange: rel, Significance: 1 - c.PValue, PValue: c.PValue,
 				Direction: c.Direction, Current: c.Current,
 			})
 		}
 		for _, seg := range s.Segments[min(1, len(s.Segments)):] {
 			p := s.Points[seg.From]
-			out.Splits = append(out.Splits, SplitJSON{Target: s.Target, Metric: string(s.Metric), RunID: p.RunID, RunName: p.RunName, Reasons: seg.Reasons})
+			out.Splits = append(out.Splits, SplitJSON{Target: s.Target, Kind: s.Kind, Metric: string(s.Metric), RunID: p.RunID, RunName: p.RunName, Reasons: seg.Reasons})
 		}
 	}
 	enc := json.NewEncoder(w)
@@ -164,4 +169,46 @@ func fmtSigned(f float64) string {
 		return "+" + fmtPct(f)
 	}
 	return "−" + fmtPct(-f)
+}
+
+// seriesTarget names a target's series: its capacity searches apart.
+func seriesTarget(target, kind string) string {
+	if kind == results.KindCapacity {
+		return target + " (capacity)"
+	}
+	return target
+}
+
+// metricName is "capacity" for a capacity series' throughput: the
+// capacity found, an offered rate.
+func metricName(m analyze.TrendMetric, kind string) string {
+	if kind == results.KindCapacity && m == analyze.TrendThroughput {
+		return "capacity"
+	}
+	return string(m)
+}
+
+// HistoryRows are the rows `history` prints: a capacity search's row has
+// its target marked "(capacity)", so that it is listed and trended apart
+// from the target's load runs.
+func HistoryRows(pts []analyze.HistoryPoint) []store.HistoryRow {
+	out := make([]store.HistoryRow, len(pts))
+	for i, p := range pts {
+		out[i] = p.Row
+		out[i].Target = seriesTarget(p.Row.Target, p.Kind)
+	}
+	return out
+}
+
+// HistoryPointsText is `history`'s text: HistoryText of HistoryRows, with
+// a note on what a capacity search's row holds.
+func HistoryPointsText(w io.Writer, pts []analyze.HistoryPoint) error {
+	if err := HistoryText(w, HistoryRows(pts)); err != nil {
+		return err
+	}
+	if !slices.ContainsFunc(pts, analyze.HistoryPoint.IsCapacity) {
+		return nil
+	}
+	_, err := io.WriteString(w, "\n(capacity): capacity searches. Throughput is the capacity found (offered req/s); iterations, latency and success are the passing steps at it.\n")
+	return err
 }

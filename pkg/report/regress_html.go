@@ -29,7 +29,7 @@ func HistoryHTML(w io.Writer, rows []store.HistoryRow, rep analyze.ChangeReport)
 	if cur := rep.CurrentRegressions(); len(cur) > 0 {
 		for _, c := range cur {
 			page.Warnings = append(page.Warnings, fmt.Sprintf("%s %s regressed by %s at %s (%s) and has not recovered.",
-				c.Target, c.Metric, fmtSigned(c.Relative), runLabel(c.RunName, c.RunID), fmtDay(c.Date)))
+				seriesTarget(c.Target, c.Kind), metricName(c.Metric, c.Kind), fmtSigned(c.Relative), runLabel(c.RunName, c.RunID), fmtDay(c.Date)))
 		}
 	}
 	page.Tables = []htmlTable{changeTable(rep)}
@@ -51,7 +51,7 @@ func changeTable(rep analyze.ChangeReport) htmlTable {
 			if c.Current {
 				dir += " (current)"
 			}
-			t.Rows = append(t.Rows, []string{c.Target, string(c.Metric), runLabel(c.RunName, c.RunID), fmtDay(c.Date),
+			t.Rows = append(t.Rows, []string{seriesTarget(c.Target, c.Kind), metricName(c.Metric, c.Kind), runLabel(c.RunName, c.RunID), fmtDay(c.Date),
 				fmtValue(c.Before, s.Unit), fmtValue(c.After, s.Unit), fmtSigned(c.Relative), fmtPct(1 - c.PValue), dir})
 		}
 	}
@@ -80,7 +80,7 @@ func runsTable(rows []store.HistoryRow) htmlTable {
 // trendChart plots a series by run number with vertical marks at its
 // change points and splits.
 func trendChart(id string, s analyze.ChangeSeries) chart {
-	title := fmt.Sprintf("%s — %s", s.Target, s.Metric)
+	title := fmt.Sprintf("%s — %s", seriesTarget(s.Target, s.Kind), metricName(s.Metric, s.Kind))
 	c := chart{ID: id, Title: title, Caption: fmt.Sprintf("%s (%s) per run, oldest first. Red dashed: regression; green dashed: improvement; grey: not comparable with the run before.", s.Metric, s.Unit)}
 	xs, ys := make([]float64, len(s.Points)), make([]float64, len(s.Points))
 	for i, pt := range s.Points {

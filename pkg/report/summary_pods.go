@@ -29,6 +29,7 @@ func (s *summaryWriter) generatorPods(t targetRun) {
 		s.printf("\n\n| Pod | Node | State | Requests | Errors | Start Skew | CPU | Throttled Periods |\n")
 		s.printf("|-----|------|-------|----------|--------|------------|-----|-------------------|\n")
 		for _, p := range pe.Pods {
+			p = p.WithSampled(r.Components)
 			state := p.State
 			if p.Reason != "" {
 				state += " (" + p.Reason + ")"

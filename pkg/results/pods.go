@@ -1,6 +1,9 @@
 package results
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // PodExecution says how one phase ran when its load came from pods of a
 // Kubernetes Job (run --pods): which pods took part, what each covered,
@@ -63,4 +66,29 @@ type PodStat struct {
 	CPULimit         float64 `json:"cpu_limit_cores,omitempty"`
 	Periods          int64   `json:"cfs_periods,omitempty"`
 	ThrottledPeriods int64   `json:"cfs_throttled_periods,omitempty"`
+}
+
+// RoleLoadGenerator is the role of a sampled component that is a load
+// generator pod of run --pods.
+const RoleLoadGenerator = "load-generator"
+
+// WithSampled is the pod's row with its CPU figures taken from its sampled
+// component (cAdvisor through Prometheus, named after the Job and the
+// index, the prefix of the pod's name) when the pod could not read its own
+// cgroup counters. The pod's own counters win: they cover exactly its
+// phase, while Prometheus's cover the sampled window.
+func (p PodStat) WithSampled(cs []ComponentUsage) PodStat {
+	if p.CPUSeconds > 0 || p.Periods > 0 || p.Name == "" {
+		return p
+	}
+	for _, c := range cs {
+		suffix, ok := strings.CutPrefix(p.Name, c.Name+"-")
+		if c.Role != RoleLoadGenerator || c.Source != "prometheus" || !ok || strings.Contains(suffix, "-") {
+			continue // not this pod's: <job>-<index> then one random suffix
+		}
+		p.CPUSeconds, p.CPULimit = c.CPUMean*p.Seconds, c.CPULimit
+		p.Periods, p.ThrottledPeriods = c.Periods, c.ThrottledPeriods
+		break
+	}
+	return p
 }

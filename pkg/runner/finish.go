@@ -16,8 +16,23 @@ import (
 // indexes the run in the runs directory's history. Files already in dir
 // (histogram logs, an HTML report) are listed in run.json.
 func WriteRun(dir, runsDir string, run *results.Run, tl *results.Timeline, log io.Writer) error {
-	if err := store.WriteJSON(filepath.Join(dir, results.TimelineFile), tl); err != nil {
+	if err := writeFiles(dir, run, tl); err != nil {
 		return err
+	}
+	if err := store.Index(runsDir, dir, run); err != nil {
+		fmt.Fprintf(log, "warning: run not indexed in history: %v\n", err)
+	}
+	return nil
+}
+
+// writeFiles is the one writer of a run directory's record, measured here
+// (Session.Write) or imported (Save): timeline.json when there is a
+// timeline, summary.md, then run.json listing every file in dir.
+func writeFiles(dir string, run *results.Run, tl *results.Timeline) error {
+	if tl != nil {
+		if err := store.WriteJSON(filepath.Join(dir, results.TimelineFile), tl); err != nil {
+			return err
+		}
 	}
 	run.Files = store.ListFiles(dir, results.RunFile, results.SummaryFile)
 	var md bytes.Buffer
@@ -27,11 +42,5 @@ func WriteRun(dir, runsDir string, run *results.Run, tl *results.Timeline, log i
 	if err := store.WriteFile(filepath.Join(dir, results.SummaryFile), md.Bytes()); err != nil {
 		return err
 	}
-	if err := store.Write(dir, run); err != nil {
-		return err
-	}
-	if err := store.Index(runsDir, dir, run); err != nil {
-		fmt.Fprintf(log, "warning: run not indexed in history: %v\n", err)
-	}
-	return nil
+	return store.Write(dir, run)
 }

@@ -1,13 +1,9 @@
 package runner
 
 import (
-	"bytes"
-	"fmt"
-	"path/filepath"
 	"time"
 
 	"github.com/authbench/authbench/pkg/analyze"
-	"github.com/authbench/authbench/pkg/report"
 	"github.com/authbench/authbench/pkg/results"
 	"github.com/authbench/authbench/pkg/store"
 )
@@ -26,15 +22,9 @@ func Save(out string, run *results.Run) (string, error) {
 	}
 	run.Findings = analyze.Diagnose(run, nil)
 	run.SLO = analyze.EvaluateSLO(&run.Plan, run.Results)
-	run.Files = []string{results.RunFile, results.SummaryFile}
-	var md bytes.Buffer
-	if err := report.Summary(&md, run); err != nil {
-		return dir, fmt.Errorf("rendering summary: %w", err)
-	}
-	if err := store.WriteFile(filepath.Join(dir, results.SummaryFile), md.Bytes()); err != nil {
-		return dir, err
-	}
-	if err := store.Write(dir, run); err != nil {
+	// The same writer as a measured run's, without a timeline: an
+	// import has none.
+	if err := writeFiles(dir, run, nil); err != nil {
 		return dir, err
 	}
 	return dir, store.Index(out, dir, run)

@@ -212,12 +212,17 @@ func (s *Session) Finish(interrupted bool) {
 	}
 }
 
-// Write writes the run directory (nothing without one).
+// Write writes the run directory (nothing without one), then publishes
+// it when the plan or the environment names a server.
 func (s *Session) Write() error {
 	if s.Dir == "" {
 		return nil
 	}
-	return WriteRun(s.Dir, s.c.Out, s.Run, s.Timeline, s.c.Log)
+	if err := WriteRun(s.Dir, s.c.Out, s.Run, s.Timeline, s.c.Log); err != nil {
+		return err
+	}
+	s.publish()
+	return nil
 }
 
 // Outcome is what the session produced.

@@ -66,6 +66,7 @@ func (b *builder) prometheus(s *prometheusSpec) *plan.Prometheus {
 	const path = "prometheus"
 	out := &plan.Prometheus{URL: s.URL, Insecure: s.Insecure, RateInterval: s.RateInterval}
 	b.url(s, path, "url", s.URL)
+	out.CACert = b.file(s, path, "cacert", s.CACert)
 	if s.Token != nil {
 		out.Token = b.token(s.Token, join(path, "token"))
 	}

@@ -38,6 +38,9 @@ type fileSpec struct {
 	// Execution runs the load from pods of a Kubernetes Job. Default:
 	// none (this process).
 	Execution *executionSpec `yaml:"execution"`
+	// Publish sends the run to OpenSearch or Elasticsearch at its end.
+	// Default: none (unless $AUTHBENCH_OPENSEARCH_URL names a server).
+	Publish *publishSpec `yaml:"publish"`
 }
 
 // targetSpec is one endpoint.
@@ -227,6 +230,9 @@ type prometheusSpec struct {
 	Token *tokenSpec `yaml:"token"`
 	// Insecure skips TLS verification. Default false.
 	Insecure bool `yaml:"insecure"`
+	// CACert is a PEM file of CAs to trust besides the system's, relative
+	// to the scenario file. Default: the system's CAs.
+	CACert string `yaml:"cacert"`
 	// Step is the range-query resolution, > 0. Default 1s.
 	Step *duration `yaml:"step"`
 	// RateInterval fills {{.rateInterval}} in queries, as a Prometheus
@@ -256,4 +262,27 @@ type capacitySpec struct {
 	// Utilization is the share of a replica's measured throughput to plan
 	// on: 0.7 or "70%", in (0, 1]. Default 0.7.
 	Utilization *fraction `yaml:"utilization"`
+}
+
+// publishSpec is where runs are published; the AUTHBENCH_OPENSEARCH_*
+// variables fill what it leaves out. No key holds a secret.
+type publishSpec struct {
+	// URL is the server, http(s)://host:port, without credentials.
+	// Default $AUTHBENCH_OPENSEARCH_URL.
+	URL string `yaml:"url"`
+	// Index is written to. Default $AUTHBENCH_OPENSEARCH_INDEX, else
+	// "authbench-runs".
+	Index string `yaml:"index"`
+	// User authenticates with basic auth. Default $AUTHBENCH_OPENSEARCH_USER.
+	User string `yaml:"user"`
+	// PasswordFile holds User's password, relative to the scenario file.
+	// Default: $AUTHBENCH_OPENSEARCH_PASSWORD.
+	PasswordFile string `yaml:"password_file"`
+	// Token is a bearer token source, instead of user. Default: none.
+	Token *tokenSpec `yaml:"token"`
+	// CACert is a PEM file of CAs to trust, relative to the scenario file.
+	// Default: the system's. TLS is always verified.
+	CACert string `yaml:"cacert"`
+	// Timeout bounds each request, > 0. Default 30s.
+	Timeout *duration `yaml:"timeout"`
 }

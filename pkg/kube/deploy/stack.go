@@ -10,11 +10,11 @@ import (
 
 // StackOptions say which stack to deploy and how.
 type StackOptions struct {
-	Stack     string // manifests.Stack2x or Stack3x
+	Stack     string // manifests.Stack2x, Stack3x or Stack3xOAuth
 	Namespace string // default manifests.DefaultNamespace
 	Registry  string // image registry prefix; default image.DefaultRegistry
 	Lab       *manifests.Lab
-	OIDC      manifests.OIDC
+	OIDC      manifests.OIDC // the 3x stack's identity provider (3x only)
 	// InstallCRDs applies the minimal Route and HTTPRoute CRDs first (the
 	// lab cluster); never on a cluster that has the real ones.
 	InstallCRDs bool
@@ -89,4 +89,18 @@ func Stack(ctx context.Context, c *Client, o StackOptions) ([]manifests.Object, 
 		return objs, nil
 	}
 	return objs, WaitAvailable(ctx, c, objs)
+}
+
+// DeleteStack deletes the stack's objects from o.Namespace (the CRDs too
+// when o.InstallCRDs), keeping what the stacks share. It needs no OIDC
+// settings, images or certificate: only the objects' names.
+func DeleteStack(ctx context.Context, c *Client, o StackOptions) error {
+	objs, err := manifests.ForDelete(o.Stack, o.Namespace)
+	if err != nil {
+		return err
+	}
+	if o.InstallCRDs {
+		objs = append(manifests.CRDs(), objs...)
+	}
+	return Delete(ctx, c, objs)
 }

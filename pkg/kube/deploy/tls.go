@@ -50,7 +50,8 @@ func newServingTLS(ns string) (manifests.TLS, error) {
 		return manifests.TLS{}, err
 	}
 	names := []string{"localhost"}
-	for _, s := range []string{manifests.Echo2x, manifests.Echo3x, manifests.HAProxy, manifests.Nginx, manifests.OAuth2Proxy} {
+	for _, s := range []string{manifests.Echo2x, manifests.Echo3x, manifests.HAProxy, manifests.Nginx, manifests.OAuth2Proxy,
+		manifests.Echo3xOAuth, manifests.KubeAuthProxyOAuth, manifests.NginxOAuth} {
 		names = append(names, s+"."+ns+".svc", s+"."+ns+".svc.cluster.local")
 	}
 	leaf := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "localhost"},

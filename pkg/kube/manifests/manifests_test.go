@@ -35,6 +35,23 @@ func TestBuild(t *testing.T) {
 		{"3x cluster", opts(Stack3x, false), []string{"HTTPRoute", "Deployment"},
 			[]string{`--http-address=0.0.0.0:4180`, `server http-echo-3x.authbench.svc:8443;`, `server oauth2-proxy.authbench.svc:4180;`},
 			[]string{`"hostNetwork"`, `"imagePullPolicy"`, "KUBERNETES_SERVICE_HOST"}},
+		// The ext_authz hop goes over TLS to kube-rbac-proxy playing
+		// kube-auth-proxy, whose upstream answers 200; both proxies run
+		// as their own ServiceAccounts at 1000 QPS; pool users are bound.
+		{"3x-oauth lab", opts(Stack3xOAuth, true), []string{"HTTPRoute", "Deployment", "ClusterRoleBinding"},
+			[]string{`"hostNetwork":true`, `"imagePullPolicy":"Never"`,
+				`--secure-listen-address=127.0.0.1:20003`, `--upstream=http://127.0.0.1:20002/`, `-text=` + AuthzOKText,
+				`--secure-listen-address=127.0.0.1:20001`, `--upstream=http://127.0.0.1:20000/`,
+				`--kube-api-qps=1000`, `--kube-api-burst=2000`, `"serviceAccountName":"kube-auth-proxy-oauth"`,
+				`"serviceAccountName":"kube-rbac-proxy-oauth"`, `"name":"authbench-pool"`,
+				`proxy_pass https://ext_authz$request_uri;`, `server 127.0.0.1:20003;`, `server 127.0.0.1:20001;`,
+				`listen 127.0.0.1:20004 ssl;`, `listen 127.0.0.1:20005 ssl;`},
+			[]string{"0.0.0.0", `"kind":"Route"`, "oauth2-proxy", "--oidc", "--provider"}},
+		{"3x-oauth cluster, no OIDC needed", func() Options { o := opts(Stack3xOAuth, false); o.OIDC = OIDC{}; return o }(),
+			[]string{"HTTPRoute", "Deployment"},
+			[]string{`server kube-auth-proxy-oauth.authbench.svc:8443;`, `server http-echo-3x-oauth.authbench.svc:8443;`,
+				`--secure-listen-address=0.0.0.0:8443`, `-listen=0.0.0.0:5678`},
+			[]string{`"hostNetwork"`, "KUBERNETES_SERVICE_HOST", "oauth2-proxy"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -105,7 +122,7 @@ func TestCRDsNameTheirKinds(t *testing.T) {
 // TestWorkloadsExist checks that every component's Deployment and
 // container are among the built objects.
 func TestWorkloadsExist(t *testing.T) {
-	for _, stack := range []string{Stack2x, Stack3x} {
+	for _, stack := range Stacks() {
 		objs, err := Build(opts(stack, true))
 		if err != nil {
 			t.Fatal(err)
@@ -120,14 +137,18 @@ func TestWorkloadsExist(t *testing.T) {
 				containers[Name(o)+"/"+str(c["name"])] = true
 			}
 		}
-		for comp := range workloads {
-			d, c, _ := Workload(comp)
-			if comp == Prometheus || (stack == Stack2x) != (comp == Echo2x || comp == OAuthProxy || comp == HAProxy) {
-				continue
+		for _, comp := range Components(stack) {
+			d, c, ok := Workload(comp)
+			if !ok {
+				t.Errorf("stack %s: component %s has no workload", stack, comp)
 			}
 			if !containers[d+"/"+c] {
 				t.Errorf("stack %s: component %s's %s/%s is not built (have %v)", stack, comp, d, c, containers)
 			}
+			delete(containers, d+"/"+c)
+		}
+		if len(containers) > 0 {
+			t.Errorf("stack %s: containers %v are no component's", stack, containers)
 		}
 	}
 }

@@ -7,7 +7,7 @@ import (
 
 // Options say which stack to build and where it runs.
 type Options struct {
-	Stack     string // Stack2x or Stack3x (required)
+	Stack     string // Stack2x, Stack3x or Stack3xOAuth (required)
 	Namespace string // default DefaultNamespace
 	// Images maps an image name (http-echo, kube-rbac-proxy, oauth2-proxy,
 	// nginx, haproxy) to its reference (required for each the stack uses).
@@ -36,10 +36,16 @@ type OIDC struct {
 	CA                  []byte // PEM of the issuer's CA; empty: the system's
 }
 
+// Stacks are the stacks Build knows.
+func Stacks() []string { return []string{Stack2x, Stack3x, Stack3xOAuth} }
+
 // PortNames lists the ports a stack's lab overlay needs.
 func PortNames(stack string) []string {
-	if stack == Stack2x {
+	switch stack {
+	case Stack2x:
 		return []string{Echo2x, OAuthProxy, HAProxy}
+	case Stack3xOAuth:
+		return []string{Echo3xOAuth, KubeRBACProxyOAuth, AuthzOKOAuth, KubeAuthProxyOAuth, NginxOAuth, NginxOAuth + "-deny"}
 	}
 	return []string{Echo3x, KubeRBACProxy, OAuth2Proxy, OAuth2Proxy + "-metrics", Nginx, Nginx + "-deny"}
 }
@@ -60,8 +66,8 @@ func (o Options) namespace() string {
 }
 
 func (o Options) validate() error {
-	if o.Stack != Stack2x && o.Stack != Stack3x {
-		return fmt.Errorf("stack %q: want %s or %s", o.Stack, Stack2x, Stack3x)
+	if o.Stack != Stack2x && o.Stack != Stack3x && o.Stack != Stack3xOAuth {
+		return fmt.Errorf("stack %q: want %s, %s or %s", o.Stack, Stack2x, Stack3x, Stack3xOAuth)
 	}
 	if len(o.Serving.Cert) == 0 || len(o.Serving.Key) == 0 {
 		return errors.New("manifests: Options.Serving needs a certificate and key")

@@ -59,18 +59,29 @@ func configVolume(name, cm string) Object {
 
 // echo is http-echo, the backend.
 func (o Options) echo(name string) Object {
-	return o.container("http-echo", "http-echo", []string{"-listen=" + o.listen(name), "-text=" + EchoText})
+	return o.textServer("http-echo", name, EchoText)
 }
 
-// rbacProxy is kube-rbac-proxy in front of the pod's http-echo:
+// textServer is http-echo as container name, listening on port's
+// component, answering text.
+func (o Options) textServer(name, port, text string) Object {
+	return o.container(name, "http-echo", []string{"-listen=" + o.listen(port), "-text=" + text})
+}
+
+// rbacProxy is kube-rbac-proxy in front of the pod's backend:
 // TokenReview and SubjectAccessReview against the apiserver.
-func (o Options) rbacProxy(name, echo string) Object {
-	c := o.container(name, "kube-rbac-proxy", []string{
+func (o Options) rbacProxy(name, backend string) Object {
+	args := []string{
 		"--secure-listen-address=" + o.listen(name),
-		"--upstream=http://" + o.peer("", echo, true) + "/",
+		"--upstream=http://" + o.peer("", backend, true) + "/",
 		"--tls-cert-file=/etc/authbench/tls/tls.crt", "--tls-private-key-file=/etc/authbench/tls/tls.key",
-		"--config-file=/etc/authbench/rbac/config.yaml", "--v=0"},
-		mount("tls", "/etc/authbench/tls"), mount("rbac", "/etc/authbench/rbac"))
+		"--config-file=/etc/authbench/rbac/config.yaml", "--v=0"}
+	if o.Stack == Stack3xOAuth {
+		// Every request with a new token is a review round trip: the
+		// client must not be the bottleneck (see KubeAPIQPS).
+		args = append(args, "--kube-api-qps="+itoa(KubeAPIQPS), "--kube-api-burst="+itoa(KubeAPIBurst))
+	}
+	c := o.container(name, "kube-rbac-proxy", args, mount("tls", "/etc/authbench/tls"), mount("rbac", "/etc/authbench/rbac"))
 	if o.Lab != nil {
 		// No kube-proxy: in-cluster config must reach the apiserver itself.
 		c["env"] = []Object{{"name": "KUBERNETES_SERVICE_HOST", "value": "127.0.0.1"},
@@ -88,10 +99,17 @@ func (o Options) rbacConfig(name string) Object {
 	return obj("v1", "ConfigMap", meta(name, o.namespace(), o.Stack), Object{"data": Object{"config.yaml": cfg}})
 }
 
-// echoWithProxy is the backend Deployment with its kube-rbac-proxy sidecar.
-func (o Options) echoWithProxy(deploy, proxy, sa string) []Object {
+// echoWithProxy is the backend Deployment with its kube-rbac-proxy
+// sidecar, which runs as its own ServiceAccount (named as the proxy).
+func (o Options) echoWithProxy(deploy, proxy string) []Object {
+	return o.proxied(deploy, proxy, deploy, o.echo(deploy))
+}
+
+// proxied is a Deployment of backend (listening on backendPort's port)
+// behind kube-rbac-proxy, and the Service in front of the proxy.
+func (o Options) proxied(deploy, proxy, backendPort string, backend Object) []Object {
 	cm := deploy + "-rbac"
-	d := o.deployment(deploy, sa, []Object{o.ready(o.echo(deploy), deploy), o.ready(o.rbacProxy(proxy, deploy), proxy)},
+	d := o.deployment(deploy, proxy, []Object{o.ready(backend, backendPort), o.ready(o.rbacProxy(proxy, backendPort), proxy)},
 		secretVolume("tls", ServingSecret), configVolume("rbac", cm))
 	return []Object{o.rbacConfig(cm), d, o.service(deploy, deploy, o.port(proxy))}
 }

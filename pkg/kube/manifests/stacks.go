@@ -10,8 +10,11 @@ func Build(o Options) ([]Object, error) {
 	ns := o.namespace()
 	objs := []Object{obj("v1", "Namespace", meta(ns, "", o.Stack), nil), o.servingSecret()}
 	objs = append(objs, o.rbac()...)
-	if o.Stack == Stack2x {
+	switch o.Stack {
+	case Stack2x:
 		return append(objs, o.stack2x()...), nil
+	case Stack3xOAuth:
+		return append(objs, o.stack3xOAuth()...), nil
 	}
 	return append(objs, o.stack3x()...), nil
 }
@@ -24,42 +27,51 @@ func (o Options) servingSecret() Object {
 			"bundle.pem": b(append(append([]byte{}, o.Serving.Cert...), o.Serving.Key...))}})
 }
 
-// proxySA is the stack's kube-rbac-proxy ServiceAccount.
-func (o Options) proxySA() string {
-	if o.Stack == Stack2x {
-		return OAuthProxy
+// proxySAs are the stack's kube-rbac-proxy ServiceAccounts, each named
+// as its proxy (so that the audit log tells their reviews apart).
+func (o Options) proxySAs() []string {
+	switch o.Stack {
+	case Stack2x:
+		return []string{OAuthProxy}
+	case Stack3xOAuth:
+		return []string{KubeAuthProxyOAuth, KubeRBACProxyOAuth}
 	}
-	return KubeRBACProxy
+	return []string{KubeRBACProxy}
 }
 
-// rbac: the proxy's ServiceAccount may create TokenReviews and
-// SubjectAccessReviews (the built-in system:auth-delegator); alice may
-// `get services/proxy echo`, bob may not. alice is both a user (the lab's
-// tokens and OIDC) and a ServiceAccount (tokens from the TokenRequest API).
+// rbac: each proxy's ServiceAccount may create TokenReviews and
+// SubjectAccessReviews (the built-in system:auth-delegator); alice and the
+// token pool's users may `get services/proxy echo`, bob may not. alice is
+// both a user (the lab's tokens and OIDC) and a ServiceAccount (tokens
+// from the TokenRequest API).
 func (o Options) rbac() []Object {
-	ns, sa := o.namespace(), o.proxySA()
+	ns := o.namespace()
 	role := "authbench-echo-reader-" + o.Stack
-	return []Object{
-		obj("v1", "ServiceAccount", meta(sa, ns, o.Stack), nil),
-		obj("v1", "ServiceAccount", meta("alice", ns, Shared), nil),
-		obj("v1", "ServiceAccount", meta("bob", ns, Shared), nil),
-		obj("rbac.authorization.k8s.io/v1", "ClusterRoleBinding", meta("authbench-"+sa+"-"+ns+"-auth-delegator", "", o.Stack), Object{
+	var objs, bindings []Object
+	for _, sa := range o.proxySAs() {
+		objs = append(objs, obj("v1", "ServiceAccount", meta(sa, ns, o.Stack), nil))
+		bindings = append(bindings, obj("rbac.authorization.k8s.io/v1", "ClusterRoleBinding", meta("authbench-"+sa+"-"+ns+"-auth-delegator", "", o.Stack), Object{
 			"roleRef":  Object{"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "system:auth-delegator"},
-			"subjects": []Object{{"kind": "ServiceAccount", "name": sa, "namespace": ns}}}),
+			"subjects": []Object{{"kind": "ServiceAccount", "name": sa, "namespace": ns}}}))
+	}
+	objs = append(objs, obj("v1", "ServiceAccount", meta("alice", ns, Shared), nil),
+		obj("v1", "ServiceAccount", meta("bob", ns, Shared), nil))
+	objs = append(objs, bindings...)
+	return append(objs,
 		obj("rbac.authorization.k8s.io/v1", "Role", meta(role, ns, o.Stack), Object{
 			"rules": []Object{{"apiGroups": []string{""}, "resources": []string{"services/proxy"},
 				"resourceNames": []string{EchoService}, "verbs": []string{"get"}}}}),
 		obj("rbac.authorization.k8s.io/v1", "RoleBinding", meta(role, ns, o.Stack), Object{
 			"roleRef": Object{"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": role},
 			"subjects": []Object{{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "alice"},
-				{"kind": "ServiceAccount", "name": "alice", "namespace": ns}}}),
-	}
+				{"apiGroup": "rbac.authorization.k8s.io", "kind": "Group", "name": PoolGroup},
+				{"kind": "ServiceAccount", "name": "alice", "namespace": ns}}}))
 }
 
 // stack2x: http-echo with the oauth proxy sidecar, the Route, and HAProxy
 // playing the router that serves it.
 func (o Options) stack2x() []Object {
-	objs := o.echoWithProxy(Echo2x, OAuthProxy, OAuthProxy)
+	objs := o.echoWithProxy(Echo2x, OAuthProxy)
 	route := o.route()
 	return append(objs, route, o.routerConfig(route),
 		o.deployment(HAProxy, "", []Object{o.ready(o.container(HAProxy, "haproxy", []string{"-db", "-f", "/etc/authbench/router/haproxy.cfg"},
@@ -71,14 +83,24 @@ func (o Options) stack2x() []Object {
 // stack3x: http-echo with kube-rbac-proxy, oauth2-proxy playing
 // kube-auth-proxy (ext_authz), the HTTPRoute, and nginx playing Envoy.
 func (o Options) stack3x() []Object {
-	objs := o.echoWithProxy(Echo3x, KubeRBACProxy, KubeRBACProxy)
+	objs := o.echoWithProxy(Echo3x, KubeRBACProxy)
 	objs = append(objs, o.oauth2Proxy()...)
-	hr := o.httpRoute()
-	return append(objs, hr, o.gatewayConfig(hr),
-		o.deployment(Nginx, "", []Object{o.ready(o.container(Nginx, "nginx", []string{"-e", "stderr", "-c", "/etc/authbench/gateway/nginx.conf"},
-			mount("gateway", "/etc/authbench/gateway"), mount("tls", "/etc/authbench/tls")), Nginx)},
-			configVolume("gateway", Nginx), secretVolume("tls", ServingSecret)),
-		o.service(Nginx, Nginx, o.port(Nginx)))
+	hr := o.httpRoute(Echo3x, KubeRBACProxy)
+	return append(append(objs, hr), o.gatewayObjects(gateway{name: Nginx, extAuthz: OAuth2Proxy}, hr)...)
+}
+
+// stack3xOAuth: http-echo with its kube-rbac-proxy sidecar; the ext_authz
+// service, kube-rbac-proxy playing kube-auth-proxy in OpenShift OAuth mode
+// (TokenReview + SubjectAccessReview of the opaque token) in front of
+// authz-ok-oauth answering 200 (kube-auth-proxy's
+// --upstream=static://200); the HTTPRoute; and nginx playing Envoy, whose
+// ext_authz call goes over TLS.
+func (o Options) stack3xOAuth() []Object {
+	objs := o.echoWithProxy(Echo3xOAuth, KubeRBACProxyOAuth)
+	objs = append(objs, o.proxied(KubeAuthProxyOAuth, KubeAuthProxyOAuth, AuthzOKOAuth,
+		o.textServer(AuthzOKOAuth, AuthzOKOAuth, AuthzOKText))...)
+	hr := o.httpRoute(Echo3xOAuth, KubeRBACProxyOAuth)
+	return append(append(objs, hr), o.gatewayObjects(gateway{name: NginxOAuth, extAuthz: KubeAuthProxyOAuth, extTLS: true}, hr)...)
 }
 
 func (o Options) oauth2Proxy() []Object {
@@ -110,10 +132,21 @@ func (o Options) route() Object {
 		"tls":  Object{"termination": "reencrypt", "insecureEdgeTerminationPolicy": "None"}}})
 }
 
-// httpRoute is the 3x stack's Gateway API HTTPRoute to kube-rbac-proxy.
-func (o Options) httpRoute() Object {
-	return obj("gateway.networking.k8s.io/v1", "HTTPRoute", meta(Echo3x, o.namespace(), o.Stack), Object{"spec": Object{
+// httpRoute is a 3x stack's Gateway API HTTPRoute to the Service svc in
+// front of its kube-rbac-proxy sidecar proxy.
+func (o Options) httpRoute(svc, proxy string) Object {
+	return obj("gateway.networking.k8s.io/v1", "HTTPRoute", meta(svc, o.namespace(), o.Stack), Object{"spec": Object{
 		"parentRefs": []Object{{"name": "authbench-gateway"}},
 		"rules": []Object{{"matches": []Object{{"path": Object{"type": "PathPrefix", "value": "/"}}},
-			"backendRefs": []Object{{"name": Echo3x, "port": o.port(KubeRBACProxy)}}}}}})
+			"backendRefs": []Object{{"name": svc, "port": o.port(proxy)}}}}}})
+}
+
+// ForDelete returns the stack's objects as `kube delete` needs them: their
+// kinds, names and labels, which no setting changes, so placeholders stand
+// in for the images, the certificate and the identity provider (a delete
+// needs no OIDC settings).
+func ForDelete(stack, namespace string) ([]Object, error) {
+	return Build(Options{Stack: stack, Namespace: namespace, Images: map[string]string{},
+		Serving: TLS{Cert: []byte("unused"), Key: []byte("unused")},
+		OIDC:    OIDC{IssuerURL: "https://unused.invalid", ClientID: "unused"}})
 }

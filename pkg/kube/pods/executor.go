@@ -9,8 +9,6 @@ import (
 	"io"
 	"net"
 	"net/url"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/authbench/authbench/pkg/kube/deploy"
@@ -57,7 +55,7 @@ type Options struct {
 // It implements runner.Executor.
 type Executor struct {
 	o      Options
-	api    *deploy.Client
+	api    kubeAPI
 	id     string // the run label's value
 	name   string // every object's name
 	server string // the API URL as the pods reach it
@@ -95,7 +93,7 @@ func New(o Options) (*Executor, error) {
 	if o.Log == nil {
 		o.Log = io.Discard
 	}
-	kc := KubeconfigPath(o.Kubeconfig)
+	kc := deploy.KubeconfigPath(o.Kubeconfig)
 	api, err := deploy.FromKubeconfigContext(kc, o.Context)
 	if err != nil {
 		return nil, err
@@ -106,19 +104,6 @@ func New(o Options) (*Executor, error) {
 	e.name = "authbench-" + e.id
 	e.server = podServer(api.Server, o.HostNetwork)
 	return e, nil
-}
-
-// KubeconfigPath is kubectl's default: the flag, $KUBECONFIG (its first
-// file), then ~/.kube/config.
-func KubeconfigPath(flag string) string {
-	if flag != "" {
-		return flag
-	}
-	if env := os.Getenv("KUBECONFIG"); env != "" {
-		return filepath.SplitList(env)[0]
-	}
-	home, _ := os.UserHomeDir()
-	return filepath.Join(home, ".kube", "config")
 }
 
 // podServer is the API URL for the pods: a loopback server (the lab) is

@@ -1,14 +1,11 @@
 package pods
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/authbench/authbench/pkg/redact"
 )
 
 // event is one thing a pod's log said.
@@ -168,44 +165,4 @@ func (e *Executor) reasons() string {
 		return "no reason given"
 	}
 	return strings.Join(r, "; ")
-}
-
-// follow streams one pod's log into the events.
-func (e *Executor) follow(ctx context.Context, idx int, name string) {
-	path := fmt.Sprintf("/api/v1/namespaces/%s/pods/%s/log?follow=true&container=agent", e.o.Namespace, name)
-	send := func(ev event) bool {
-		select {
-		case e.events <- ev:
-			return true
-		case <-ctx.Done():
-			return false
-		}
-	}
-	rc, err := e.api.Stream(ctx, path)
-	for try := 0; err != nil && try < 20 && ctx.Err() == nil; try++ {
-		time.Sleep(300 * time.Millisecond)
-		rc, err = e.api.Stream(ctx, path)
-	}
-	if err != nil {
-		send(event{idx: idx, text: redact.Text(err.Error())})
-		send(event{idx: idx, gone: true})
-		return
-	}
-	defer rc.Close()
-	sc := bufio.NewScanner(rc)
-	sc.Buffer(make([]byte, 64<<10), maxLine)
-	for sc.Scan() {
-		l, err := ParseLine(sc.Bytes())
-		ev := event{idx: idx, line: l}
-		if err != nil {
-			ev = event{idx: idx, text: redact.Text(strings.TrimSpace(sc.Text()))}
-			if ev.text == "" {
-				continue
-			}
-		}
-		if !send(ev) {
-			return
-		}
-	}
-	send(event{idx: idx, gone: true})
 }

@@ -26,7 +26,7 @@ func owned(o obj, job, uid string) obj {
 func (e *Executor) jobObject() obj {
 	n := e.o.Pods
 	container := obj{
-		"name": "agent", "image": e.o.Image, "imagePullPolicy": e.o.PullPolicy,
+		"name": agentContainer, "image": e.o.Image, "imagePullPolicy": e.o.PullPolicy,
 		"args": []string{"agent", "--config", path.Join(SecretDir, ConfigFile)},
 		"env": []obj{
 			{"name": "POD_NAME", "valueFrom": obj{"fieldRef": obj{"fieldPath": "metadata.name"}}},

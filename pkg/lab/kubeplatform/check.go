@@ -28,12 +28,17 @@ func (r *upRun) checkStacks(ctx context.Context, hc *http.Client, cl *cluster.Cl
 	for _, c := range comps {
 		url[c.Name] = c.URL
 	}
-	if has(r.cfg.Stacks, lab.Stack2x) {
+	// Alice's static token: the whole chain of 2x, and of 3x-oauth (both
+	// proxies' reviews).
+	for _, gw := range []struct{ stack, comp string }{{lab.Stack2x, lab.CompHAProxy}, {lab.Stack3xOAuth, lab.CompNginxOAuth}} {
+		if !has(r.cfg.Stacks, gw.stack) {
+			continue
+		}
 		tok, err := readSecret(r.sec.TokenFile(lab.UserAlice))
 		if err != nil {
 			return err
 		}
-		if err := poll(ctx, "alice through stack 2x", func() error { return getEcho(ctx, hc, url[lab.CompHAProxy], tok) }); err != nil {
+		if err := poll(ctx, "alice through stack "+gw.stack, func() error { return getEcho(ctx, hc, url[gw.comp], tok) }); err != nil {
 			return err
 		}
 	}

@@ -39,7 +39,22 @@ var stackComponents = map[string][]component{
 		{lab.ComponentInfo{Name: lab.CompKubeRBACProxy, Stack: lab.Stack3x, Role: "rbac-proxy", Program: "kube-rbac-proxy"}, "kube-rbac-proxy", "https"},
 		{lab.ComponentInfo{Name: lab.CompEcho3x, Stack: lab.Stack3x, Role: "backend", Program: "http-echo"}, "http-echo", "http"},
 	},
+	lab.Stack3xOAuth: {
+		{lab.ComponentInfo{Name: lab.CompNginxOAuth, Stack: lab.Stack3xOAuth, Role: "gateway", Program: "nginx",
+			Plays: "Envoy (Gateway API gateway with HTTP ext_authz to kube-auth-proxy over TLS), rendered from the HTTPRoute object"}, "nginx", "https"},
+		{lab.ComponentInfo{Name: lab.CompKubeAuthProxyOAuth, Stack: lab.Stack3xOAuth, Role: "ext-authz", Program: "kube-rbac-proxy",
+			Plays: "kube-auth-proxy (OpenShift OAuth mode, ext_authz: TokenReview + SubjectAccessReview per bearer token; " + lab.KubeRBACProxyCache + ")"}, "kube-rbac-proxy", "https"},
+		{lab.ComponentInfo{Name: lab.CompAuthzOKOAuth, Stack: lab.Stack3xOAuth, Role: authzUpstream, Program: "http-echo",
+			Plays: "kube-auth-proxy's --upstream=static://200 (a 200 for every request the ext_authz service lets through), a sidecar of kube-auth-proxy-oauth"}, "http-echo", "http"},
+		{lab.ComponentInfo{Name: lab.CompKubeRBACProxyOAuth, Stack: lab.Stack3xOAuth, Role: "rbac-proxy", Program: "kube-rbac-proxy"}, "kube-rbac-proxy", "https"},
+		{lab.ComponentInfo{Name: lab.CompEcho3xOAuth, Stack: lab.Stack3xOAuth, Role: "backend", Program: "http-echo"}, "http-echo", "http"},
+	},
 }
+
+// authzUpstream is the role of the ext_authz service's own upstream: a
+// component, not a layer of the stack's target (as on the processes
+// platform).
+const authzUpstream = "authz-upstream"
 
 // components builds the state's components of the configured stacks:
 // each pod's container with its entry point, Deployment and image tag,
@@ -97,9 +112,11 @@ func targets(stacks []string, comps []lab.ComponentInfo) []lab.StackTarget {
 	}
 	var out []lab.StackTarget
 	for _, st := range stacks {
-		t := lab.StackTarget{Name: "lab-" + st, Stack: st}
+		t := lab.StackTarget{Name: lab.TargetName(st), Stack: st}
 		for _, c := range stackComponents[st] {
-			t.Layers = append(t.Layers, lab.Rung{Layer: c.info.Name, URL: url[c.info.Name]})
+			if c.info.Role != authzUpstream {
+				t.Layers = append(t.Layers, lab.Rung{Layer: c.info.Name, URL: url[c.info.Name]})
+			}
 		}
 		t.URL = t.Layers[0].URL
 		out = append(out, t)
@@ -108,7 +125,7 @@ func targets(stacks []string, comps []lab.ComponentInfo) []lab.StackTarget {
 }
 
 // notes say which real component plays which role, and where each runs.
-func notes(comps []lab.ComponentInfo, apiserverArgs bool) []string {
+func notes(comps []lab.ComponentInfo, stacks []string) []string {
 	var out []string
 	for _, c := range comps {
 		if c.Plays != "" {
@@ -122,8 +139,17 @@ func notes(comps []lab.ComponentInfo, apiserverArgs bool) []string {
 		}
 	}
 	out = append(out, "kube lab: a single-node Kubernetes "+install.KubeVersion+" (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, containerd, kubelet) in a private PID + mount namespace; Keycloak runs outside the cluster, in the same namespace; pods are sampled through Prometheus scraping the kubelet's cAdvisor")
-	if apiserverArgs {
+	if has(stacks, lab.Stack2x) {
 		out = append(out, "stack 2x: static bearer tokens from the kube-apiserver's --token-auth-file play OpenShift OAuth tokens")
+	}
+	if has(stacks, lab.Stack3xOAuth) {
+		out = append(out, fmt.Sprintf("stack 3x-oauth: kube-auth-proxy cannot be built from the module mirror, so kube-rbac-proxy plays it "+
+			"as the ext_authz service (Deployment %s, nginx-oauth's auth_request over TLS), in front of its %s container answering 200; "+
+			"it validates the opaque sha256~ token (the kube-apiserver's --token-auth-file) with a TokenReview and authorises it with a "+
+			"SubjectAccessReview, then the %s sidecar does both again. Caches (both proxies): %s. Their API clients run at %d QPS, burst %d, "+
+			"instead of client-go's 5/10, so that cache misses measure the API server",
+			lab.CompKubeAuthProxyOAuth, lab.CompAuthzOKOAuth, lab.CompKubeRBACProxyOAuth, lab.KubeRBACProxyCache,
+			manifests.KubeAPIQPS, manifests.KubeAPIBurst))
 	}
 	return out
 }

@@ -57,7 +57,8 @@ func (r *upRun) deployAndCheck(ctx context.Context, cl *cluster.Cluster, kc keyc
 	now := time.Now()
 	s := r.state
 	setLogs(r.dir, comps)
-	s.Components, s.Targets, s.Notes = comps, targets(r.cfg.Stacks, comps), notes(comps, has(r.cfg.Stacks, lab.Stack2x))
+	s.Components, s.Targets, s.Notes = comps, targets(r.cfg.Stacks, comps), notes(comps, r.cfg.Stacks)
+	r.recordPool(s)
 	s.Prometheus = &lab.LabPrometheus{URL: prom, Settle: promSettle}
 	s.Phase, s.ReadyAt = lab.PhaseReady, &now
 	if err := writeState(r.dir, s); err != nil {
@@ -72,6 +73,20 @@ func (r *upRun) deployAndCheck(ctx context.Context, cl *cluster.Cluster, kc keyc
 	}
 	r.logf("kube lab ready in %.1fs", time.Since(t0).Seconds())
 	return nil
+}
+
+// recordPool names the token pool in the state (never a token): the
+// scenario's static-token targets then send the pool's tokens.
+func (r *upRun) recordPool(s *lab.State) {
+	n := r.cfg.TokenPool
+	if n == 0 {
+		s.TokenPool = nil
+		return
+	}
+	s.TokenPool = &lab.TokenPool{Users: n, File: lab.TokenPoolPath(r.dir), First: lab.PoolUser(1), Last: lab.PoolUser(n)}
+	s.Notes = append(s.Notes, fmt.Sprintf("token pool: %d static tokens for %s ... %s (group %s, bound like alice) in %s; "+
+		"the static-token stacks' scenario targets send them round-robin", n, s.TokenPool.First, s.TokenPool.Last,
+		lab.GroupTokenPool, s.TokenPool.File))
 }
 
 // apply applies each stack with the lab overlay, and the Prometheus.

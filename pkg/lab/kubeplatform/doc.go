@@ -1,4 +1,4 @@
-// Package kubeplatform is the lab's "kube" platform: both stacks as
+// Package kubeplatform is the lab's "kube" platform: the stacks (2x, 3x, 3x-oauth) as
 // Deployments of a single-node Kubernetes built from real components
 // (pkg/kube/cluster), applied from the same manifests `authbench kube
 // deploy` applies to a user's cluster (pkg/kube/manifests) with the lab

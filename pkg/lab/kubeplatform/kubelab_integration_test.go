@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -23,17 +24,20 @@ import (
 )
 
 // TestKubeLab is the kube lab end to end, as a user drives it: up with the
-// seeds' 50m limit on oauth2-proxy, the auth chain of both stacks, the
+// seeds' 50m limit on oauth2-proxy and a token pool, the auth chain of
+// every stack, 3x-oauth's reviews counted from the audit log, the
 // limit's quota in the pod's cgroup, a closed-loop run whose findings name
 // the throttling from cAdvisor's counters through Prometheus, the limit
 // lifted with the seeds' JSON patch, `kube deploy` against the lab's
 // cluster, and a down that leaves the host as it was.
 func TestKubeLab(t *testing.T) {
 	before := snapshot(t)
-	dir, s := labUp(t, "--limit", "oauth2-proxy=50m")
+	dir, s := labUp(t, "--limit", "oauth2-proxy=50m", "--token-pool", strconv.Itoa(poolSize))
 	ports := labPorts(t, dir, s)
 	hc := labHTTP(t, s)
 	t.Run("auth", func(t *testing.T) { checkAuth(t, hc, dir, s) })
+	t.Run("3x-oauth auth", func(t *testing.T) { checkOAuthAuth(t, hc, dir, s) })
+	t.Run("3x-oauth reviews", func(t *testing.T) { checkOAuthReviews(t, dir) })
 	t.Run("kubeconfig", func(t *testing.T) {
 		out := authbench(t, time.Minute, "lab", "kubeconfig", "--lab-dir", dir)
 		fi, err := os.Stat(filepath.Join(dir, "kube", "kubeconfig"))
@@ -43,7 +47,8 @@ func TestKubeLab(t *testing.T) {
 	})
 	t.Run("status", func(t *testing.T) {
 		st := authbench(t, time.Minute, "lab", "status", "--lab-dir", dir)
-		for _, want := range []string{": ready", "oauth2-proxy", "50m", "Deployment authbench/oauth2-proxy, container oauth2-proxy"} {
+		for _, want := range []string{": ready", "oauth2-proxy", "50m", "Deployment authbench/oauth2-proxy, container oauth2-proxy",
+			"kube-auth-proxy-oauth: kube-rbac-proxy", "plays kube-auth-proxy", "cached 2m per token", "token pool: 2000 static tokens"} {
 			if !strings.Contains(st, want) {
 				t.Errorf("lab status lacks %q:\n%s", want, st)
 			}
@@ -53,10 +58,17 @@ func TestKubeLab(t *testing.T) {
 	if q := quota(t, c, dir, "oauth2-proxy"); q != "5000/100000" {
 		t.Errorf("oauth2-proxy's pod cgroup: cfs quota/period %s, want 5000/100000", q)
 	}
+	// lab limit on 3x-oauth's ext_authz service (its Deployment's own container).
+	start := time.Now()
+	authbench(t, 3*time.Minute, "lab", "limit", lab.CompKubeAuthProxyOAuth+"=500m", "--lab-dir", dir)
+	t.Logf("lab limit %s=500m: %.1fs", lab.CompKubeAuthProxyOAuth, time.Since(start).Seconds())
+	if q := containerQuotas(t, c, dir, lab.CompKubeAuthProxyOAuth); !slices.Contains(q, "50000/100000") {
+		t.Errorf("after lab limit %s=500m: containers' cfs quota/period %v, want one at 50000/100000", lab.CompKubeAuthProxyOAuth, q)
+	}
 	scen := scenario3x(t, dir)
 	limited := run(t, scen, "limited")
 	checkThrottled(t, limited)
-	start := time.Now()
+	start = time.Now()
 	authbench(t, 3*time.Minute, "lab", "limit", "oauth2-proxy=none", "--lab-dir", dir)
 	t.Logf("lab limit oauth2-proxy=none: %.1fs", time.Since(start).Seconds())
 	if q := quota(t, c, dir, "oauth2-proxy"); q != "-1/100000" {
@@ -93,12 +105,13 @@ func TestKubeLab(t *testing.T) {
 	checkClean(t, dir, before, ports)
 }
 
-// checkAuth: alice 200, no token 401, bob 403 through both stacks.
+// checkAuth: alice 200, no token 401, bob 403 through every stack.
 func checkAuth(t *testing.T, hc *http.Client, dir string, s *lab.State) {
 	tokens := map[string]map[string]string{
 		lab.Stack2x: {"alice": secret(t, filepath.Join(dir, "tokens", "alice")), "bob": secret(t, filepath.Join(dir, "tokens", "bob"))},
 		lab.Stack3x: {"alice": oidcToken(t, hc, dir, s, "alice"), "bob": oidcToken(t, hc, dir, s, "bob")},
 	}
+	tokens[lab.Stack3xOAuth] = tokens[lab.Stack2x]
 	for _, tg := range s.Targets {
 		for _, tc := range []struct {
 			who  string
@@ -109,8 +122,8 @@ func checkAuth(t *testing.T, hc *http.Client, dir string, s *lab.State) {
 			}
 		}
 	}
-	if len(s.Targets) != 2 {
-		t.Errorf("targets %v, want both stacks", s.Targets)
+	if len(s.Targets) != 3 {
+		t.Errorf("targets %v, want every stack", s.Targets)
 	}
 }
 
@@ -126,6 +139,31 @@ func client(t *testing.T, dir string) *deploy.Client {
 // quota reads "quota/period" from the cgroup of the Deployment's running
 // pod, in the host's cpu hierarchy where the kubelet made it.
 func quota(t *testing.T, c *deploy.Client, dir, app string) string {
+	t.Helper()
+	return readQuota(podCgroup(t, c, dir, app))
+}
+
+// containerQuotas reads "quota/period" of each container cgroup of the
+// Deployment's running pod: the kubelet sets the pod's own quota only when
+// every container has a CPU limit.
+func containerQuotas(t *testing.T, c *deploy.Client, dir, app string) []string {
+	t.Helper()
+	m, _ := filepath.Glob(filepath.Join(podCgroup(t, c, dir, app), "*", "cpu.cfs_quota_us"))
+	var out []string
+	for _, q := range m {
+		out = append(out, readQuota(filepath.Dir(q)))
+	}
+	return out
+}
+
+func readQuota(cg string) string {
+	q, _ := os.ReadFile(filepath.Join(cg, "cpu.cfs_quota_us"))
+	per, _ := os.ReadFile(filepath.Join(cg, "cpu.cfs_period_us"))
+	return strings.TrimSpace(string(q)) + "/" + strings.TrimSpace(string(per))
+}
+
+// podCgroup is the cpu cgroup of the Deployment's running pod.
+func podCgroup(t *testing.T, c *deploy.Client, dir, app string) string {
 	t.Helper()
 	code, b, err := c.Do(context.Background(), "GET", "/api/v1/namespaces/authbench/pods?labelSelector=app%3D"+app, "", nil)
 	if err != nil || code != 200 {
@@ -151,9 +189,7 @@ func quota(t *testing.T, c *deploy.Client, dir, app string) string {
 				m, _ = filepath.Glob(filepath.Join(base, root, "kubepods", "pod"+p.Metadata.UID, "cpu.cfs_quota_us"))
 			}
 			if len(m) > 0 {
-				q, _ := os.ReadFile(m[0])
-				per, _ := os.ReadFile(filepath.Join(filepath.Dir(m[0]), "cpu.cfs_period_us"))
-				return strings.TrimSpace(string(q)) + "/" + strings.TrimSpace(string(per))
+				return filepath.Dir(m[0])
 			}
 		}
 	}
@@ -189,11 +225,14 @@ func scenario3x(t *testing.T, dir string) string {
 }
 
 // run runs the scenario closed loop and returns its run.json.
-func run(t *testing.T, scen, label string) *results.Run {
+func run(t *testing.T, scen, label string) *results.Run { return runN(t, scen, label, 600, 20) }
+
+// runN runs the scenario closed loop with n requests from c workers.
+func runN(t *testing.T, scen, label string, n, c int) *results.Run {
 	t.Helper()
 	out := filepath.Join(filepath.Dir(scen), "runs-"+label)
 	start := time.Now()
-	authbench(t, 5*time.Minute, "run", "-f", scen, "-n", "600", "-c", "20", "--iterations", "1", "--out", out)
+	authbench(t, 5*time.Minute, "run", "-f", scen, "-n", strconv.Itoa(n), "-c", strconv.Itoa(c), "--iterations", "1", "--out", out)
 	t.Logf("run %s: %.1fs", label, time.Since(start).Seconds())
 	m, _ := filepath.Glob(filepath.Join(out, "*", "run.json"))
 	if len(m) != 1 {
@@ -265,8 +304,11 @@ func checkKubeDeploy(t *testing.T, dir string, c *deploy.Client) {
 	kcURL := component(t, s, lab.CompKeycloak).URL
 	oidc := []string{"--oidc-issuer-url", kcURL, "--oidc-client-secret-file", filepath.Join(dir, "secrets", "keycloak-client-secret"),
 		"--oidc-ca-file", s.CACert}
-	for _, st := range []string{"2x", "3x"} {
-		args := append([]string{"kube", "deploy", "--stack", st, "--kubeconfig", kc, "--install-crds"}, oidc...)
+	for _, st := range []string{"2x", "3x", "3x-oauth"} {
+		args := []string{"kube", "deploy", "--stack", st, "--kubeconfig", kc, "--install-crds"}
+		if st == "3x" {
+			args = append(args, oidc...)
+		}
 		dry := authbench(t, time.Minute, append(args, "--dry-run")...)
 		for _, line := range strings.Split(strings.TrimSpace(dry), "\n") {
 			kindName, _, _ := strings.Cut(line, " ")
@@ -283,9 +325,36 @@ func checkKubeDeploy(t *testing.T, dir string, c *deploy.Client) {
 				t.Errorf("stack %s: Deployment %s: containers %s in user-%s, %s in the lab", st, d, got, st, want)
 			}
 		}
-		// kube delete builds the stack's objects too, so 3x needs the OIDC flags.
-		authbench(t, 2*time.Minute, append([]string{"kube", "delete", "--stack", st, "--kubeconfig", kc, "-n", "user-" + st}, oidc...)...)
+		// A delete needs only the objects' names: no OIDC flags, also for 3x.
+		authbench(t, 2*time.Minute, "kube", "delete", "--stack", st, "--kubeconfig", kc, "-n", "user-"+st)
+		if left := deploymentsLeft(t, c, "user-"+st); left != "" {
+			t.Errorf("stack %s: kube delete left Deployments %s in user-%s", st, left, st)
+		}
 	}
+}
+
+// deploymentsLeft lists the Deployments in ns not being deleted.
+func deploymentsLeft(t *testing.T, c *deploy.Client, ns string) string {
+	code, b, err := c.Do(context.Background(), "GET", "/apis/apps/v1/namespaces/"+ns+"/deployments", "", nil)
+	if err != nil || code != 200 {
+		t.Fatalf("listing deployments in %s: %d %v", ns, code, err)
+	}
+	var l struct {
+		Items []struct {
+			Metadata struct {
+				Name              string
+				DeletionTimestamp *string `json:"deletionTimestamp"`
+			}
+		}
+	}
+	json.Unmarshal(b, &l)
+	var out []string
+	for _, i := range l.Items {
+		if i.Metadata.DeletionTimestamp == nil {
+			out = append(out, i.Metadata.Name)
+		}
+	}
+	return strings.Join(out, " ")
 }
 
 // exists2 says whether the lab's cluster has the object (namespace authbench

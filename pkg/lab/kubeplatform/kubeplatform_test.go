@@ -69,6 +69,72 @@ func TestComponents(t *testing.T) {
 	}
 }
 
+// Stack 3x-oauth has the processes lab's components, target and layers:
+// the ext_authz service's upstream is a component (sampled, limitable)
+// but no layer.
+func TestComponents3xOAuth(t *testing.T) {
+	ports := map[string]int{}
+	for i, n := range manifests.PortNames(lab.Stack3xOAuth) {
+		ports[n] = 41000 + i
+	}
+	cs := components([]string{lab.Stack3xOAuth}, ports, map[string]string{}, 6443, "")
+	byName := map[string]lab.ComponentInfo{}
+	for _, c := range cs {
+		byName[c.Name] = c
+	}
+	for _, tc := range []struct{ name, pod, container, url string }{
+		{lab.CompNginxOAuth, "nginx-oauth-.*", "nginx-oauth", "https://127.0.0.1:41004/echo"},
+		{lab.CompKubeAuthProxyOAuth, "kube-auth-proxy-oauth-.*", "kube-auth-proxy-oauth", "https://127.0.0.1:41003/echo"},
+		{lab.CompAuthzOKOAuth, "kube-auth-proxy-oauth-.*", "authz-ok-oauth", "http://127.0.0.1:41002/echo"},
+		{lab.CompKubeRBACProxyOAuth, "http-echo-3x-oauth-.*", "kube-rbac-proxy-oauth", "https://127.0.0.1:41001/echo"},
+		{lab.CompEcho3xOAuth, "http-echo-3x-oauth-.*", "http-echo", "http://127.0.0.1:41000/echo"},
+	} {
+		c, ok := byName[tc.name]
+		if !ok || c.Pod != tc.pod || c.Container != tc.container || c.URL != tc.url {
+			t.Errorf("%s: %+v, want pod %s container %s url %s", tc.name, c, tc.pod, tc.container, tc.url)
+		}
+	}
+	if ext := byName[lab.CompKubeAuthProxyOAuth]; ext.Role != "ext-authz" || !strings.Contains(ext.Plays, "kube-auth-proxy") ||
+		!strings.Contains(ext.Plays, "cached") {
+		t.Errorf("the ext_authz component does not say what it plays and how it caches: %+v", ext)
+	}
+	ts := targets([]string{lab.Stack3xOAuth}, cs)
+	var layers []string
+	for _, l := range ts[0].Layers {
+		layers = append(layers, l.Layer)
+	}
+	want := []string{lab.CompNginxOAuth, lab.CompKubeAuthProxyOAuth, lab.CompKubeRBACProxyOAuth, lab.CompEcho3xOAuth}
+	if ts[0].Name != lab.Target3xOAuth || ts[0].URL != "https://127.0.0.1:41004/echo" || !reflect.DeepEqual(layers, want) {
+		t.Errorf("target %+v, layers %v, want %s with layers %v", ts[0], layers, lab.Target3xOAuth, want)
+	}
+	if n := strings.Join(notes(cs, []string{lab.Stack3xOAuth}), "\n"); !strings.Contains(n, "kube-rbac-proxy plays it") {
+		t.Errorf("notes do not say who plays kube-auth-proxy:\n%s", n)
+	}
+}
+
+// The manifests and the processes lab name the same things alike: the
+// component names, which stack runs which, the pool's group and the
+// ext_authz service's answer.
+func TestNamesAgree(t *testing.T) {
+	for _, st := range Stacks() {
+		var ours []string
+		for _, c := range stackComponents[st] {
+			ours = append(ours, c.info.Name)
+		}
+		if m := manifests.Components(st); !reflect.DeepEqual(ours, m) {
+			t.Errorf("stack %s: components %v here, %v in the manifests", st, ours, m)
+		}
+	}
+	if !reflect.DeepEqual(Stacks(), manifests.Stacks()) {
+		t.Errorf("stacks %v, manifests build %v", Stacks(), manifests.Stacks())
+	}
+	if manifests.PoolGroup != lab.GroupTokenPool || manifests.AuthzOKText != lab.AuthzOKText ||
+		manifests.KubeAPIQPS != lab.OAuthKubeAPIQPS || manifests.KubeAPIBurst != lab.OAuthKubeAPIBurst {
+		t.Errorf("pool group %q/%q, authz text %q/%q, QPS %d/%d, burst %d/%d", manifests.PoolGroup, lab.GroupTokenPool,
+			manifests.AuthzOKText, lab.AuthzOKText, manifests.KubeAPIQPS, lab.OAuthKubeAPIQPS, manifests.KubeAPIBurst, lab.OAuthKubeAPIBurst)
+	}
+}
+
 func TestComplete(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
@@ -80,15 +146,21 @@ func TestComplete(t *testing.T) {
 		{"component", lab.Config{Limits: []lab.Limit{{Component: "oauth2-proxy", MilliCPU: 50}}},
 			[]lab.Limit{{Component: "oauth2-proxy", MilliCPU: 50}}, ""},
 		{"program limits every component running it", lab.Config{Limits: []lab.Limit{{Component: "http-echo", MilliCPU: 200}}},
-			[]lab.Limit{{Component: "http-echo-2x", MilliCPU: 200}, {Component: "http-echo-3x", MilliCPU: 200}}, ""},
+			[]lab.Limit{{Component: "http-echo-2x", MilliCPU: 200}, {Component: "http-echo-3x", MilliCPU: 200},
+				{Component: "authz-ok-oauth", MilliCPU: 200}, {Component: "http-echo-3x-oauth", MilliCPU: 200}}, ""},
 		{"only the stacks that run", lab.Config{Stacks: []string{"3x"}, Limits: []lab.Limit{{Component: "haproxy", MilliCPU: 50}}},
 			nil, "no such component in the kube lab"},
 		{"unknown", lab.Config{Limits: []lab.Limit{{Component: "envoy", MilliCPU: 50}}}, nil, "no such component"},
 		{"none at up", lab.Config{Limits: []lab.Limit{{Component: "nginx"}}}, nil, "give a cpu or a memory limit"},
 		{"all is the kube lab's stacks", lab.Config{Stacks: []string{"all"}}, nil, ""},
-		{"a process-lab-only stack alone", lab.Config{Stacks: []string{"3x-oauth"}}, nil, "not available on the kube lab"},
+		{"3x-oauth alone", lab.Config{Stacks: []string{"3x-oauth"}}, nil, ""},
+		{"3x-oauth's ext_authz by name", lab.Config{Stacks: []string{"3x-oauth"}, Limits: []lab.Limit{{Component: "kube-auth-proxy-oauth", MilliCPU: 200}}},
+			[]lab.Limit{{Component: "kube-auth-proxy-oauth", MilliCPU: 200}}, ""},
+		{"kube-rbac-proxy by program", lab.Config{Stacks: []string{"3x-oauth"}, Limits: []lab.Limit{{Component: "kube-rbac-proxy", MilliCPU: 300}}},
+			[]lab.Limit{{Component: "kube-auth-proxy-oauth", MilliCPU: 300}, {Component: "kube-rbac-proxy-oauth", MilliCPU: 300}}, ""},
 		{"unknown stack", lab.Config{Stacks: []string{"4x"}}, nil, "unknown stack"},
-		{"token pool", lab.Config{TokenPool: 10}, nil, "--token-pool"},
+		{"token pool", lab.Config{TokenPool: 10}, nil, ""},
+		{"token pool too large", lab.Config{TokenPool: lab.MaxTokenPool + 1}, nil, "--token-pool"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := tc.cfg

@@ -112,6 +112,10 @@ func (r *upRun) prepare() error {
 	if r.sec, err = lab.EnsureSecrets(r.dir); err != nil {
 		return err
 	}
+	// The pool's users join the token-auth file the apiserver reads.
+	if err := lab.EnsureTokenPool(r.sec, r.cfg.TokenPool); err != nil {
+		return err
+	}
 	if r.auditPolicy, err = lab.WriteAuditPolicy(r.dir); err != nil {
 		return err
 	}
@@ -126,8 +130,8 @@ func complete(c *lab.Config) (skipped []string, err error) {
 		return nil, err
 	}
 	c.Stacks = stacks
-	if c.TokenPool > 0 {
-		return nil, fmt.Errorf("--token-pool: not available on the kube lab yet; use --platform %s", lab.PlatformProcesses)
+	if c.TokenPool < 0 || c.TokenPool > lab.MaxTokenPool {
+		return nil, fmt.Errorf("--token-pool %d: want 0 to %d users", c.TokenPool, lab.MaxTokenPool)
 	}
 	var limits []lab.Limit
 	for _, l := range c.Limits {
@@ -154,7 +158,7 @@ func complete(c *lab.Config) (skipped []string, err error) {
 }
 
 // Stacks are the stacks the kube lab runs: "all" means these.
-func Stacks() []string { return []string{lab.Stack2x, lab.Stack3x} }
+func Stacks() []string { return []string{lab.Stack2x, lab.Stack3x, lab.Stack3xOAuth} }
 
 // kubeStacks parses --stack values as lab.ParseStacks does, keeping the
 // stacks the kube lab runs (Stacks()) and returning the others apart: the
@@ -264,6 +268,9 @@ func (r *upRun) start(ctx context.Context) error {
 		r.refs[i.Name], paths = i.Ref, append(paths, i.Path)
 	}
 	r.logf("images ready (%d) in %.1fs", len(imgs), time.Since(t0).Seconds())
+	if err := writeImages(r.dir, r.refs); err != nil {
+		return err
+	}
 	kc := make(chan error, 1)
 	var kcCfg keycloak.Config
 	if has(r.cfg.Stacks, lab.Stack3x) {
@@ -287,7 +294,8 @@ func (r *upRun) start(ctx context.Context) error {
 	return r.deployAndCheck(ctx, cl, kcCfg, t0)
 }
 
-// apiserverArgs: static tokens playing OpenShift OAuth tokens (2x), and
+// apiserverArgs: static tokens playing OpenShift OAuth tokens (2x,
+// 3x-oauth, the token pool), and
 // Keycloak as the OIDC issuer (3x), as on the processes platform.
 // Its audit log of the proxies' reviews is where runs count them.
 func (r *upRun) apiserverArgs(kc keycloak.Config) []string {

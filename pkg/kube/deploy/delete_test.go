@@ -1,0 +1,81 @@
+package deploy
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/pem"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/authbench/authbench/pkg/kube/manifests"
+)
+
+// stubCluster is an apiserver stand-in that records each request's method
+// and path and answers 200, reached through a kubeconfig.
+func stubCluster(t *testing.T) (*Client, func() []string) {
+	t.Helper()
+	var mu sync.Mutex
+	var seen []string
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.Method+" "+r.URL.Path)
+		mu.Unlock()
+		w.Write([]byte(`{}`))
+	}))
+	t.Cleanup(srv.Close)
+	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+	kc := filepath.Join(t.TempDir(), "kubeconfig")
+	os.WriteFile(kc, []byte(fmt.Sprintf(`apiVersion: v1
+kind: Config
+current-context: c
+contexts: [{name: c, context: {cluster: k, user: u}}]
+clusters: [{name: k, cluster: {server: %q, certificate-authority-data: %s}}]
+users: [{name: u, user: {token: t}}]
+`, srv.URL, base64.StdEncoding.EncodeToString(ca))), 0o600)
+	c, err := FromKubeconfig(kc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, func() []string { mu.Lock(); defer mu.Unlock(); return slices.Clone(seen) }
+}
+
+// DeleteStack needs no OIDC settings (3x used to demand them), deletes
+// each stack's own objects and keeps the shared ones.
+func TestDeleteStack(t *testing.T) {
+	for _, tc := range []struct {
+		stack string
+		want  []string
+	}{
+		{manifests.Stack3x, []string{"/apis/apps/v1/namespaces/ns/deployments/oauth2-proxy", "/apis/gateway.networking.k8s.io/v1/namespaces/ns/httproutes/http-echo-3x"}},
+		{manifests.Stack3xOAuth, []string{"/apis/apps/v1/namespaces/ns/deployments/kube-auth-proxy-oauth",
+			"/apis/apps/v1/namespaces/ns/deployments/nginx-oauth", "/api/v1/namespaces/ns/serviceaccounts/kube-rbac-proxy-oauth",
+			"/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/authbench-kube-auth-proxy-oauth-ns-auth-delegator"}},
+		{manifests.Stack2x, []string{"/apis/route.openshift.io/v1/namespaces/ns/routes/http-echo-2x"}},
+	} {
+		t.Run(tc.stack, func(t *testing.T) {
+			c, seen := stubCluster(t)
+			if err := DeleteStack(context.Background(), c, StackOptions{Stack: tc.stack, Namespace: "ns"}); err != nil {
+				t.Fatal(err)
+			}
+			got := seen()
+			for _, w := range tc.want {
+				if !slices.Contains(got, "DELETE "+w) {
+					t.Errorf("no DELETE %s among %v", w, got)
+				}
+			}
+			for _, g := range got {
+				if !strings.HasPrefix(g, "DELETE ") || strings.HasSuffix(g, "/namespaces/ns") ||
+					strings.Contains(g, manifests.ServingSecret) || strings.HasSuffix(g, "/alice") {
+					t.Errorf("%s: a shared object or a non-delete request", g)
+				}
+			}
+		})
+	}
+}

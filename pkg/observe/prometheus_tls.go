@@ -1,0 +1,39 @@
+package observe
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/authbench/authbench/pkg/plan"
+)
+
+// promTimeout bounds one query.
+const promTimeout = 30 * time.Second
+
+// promClient is the client a plan's Prometheus is queried with: TLS
+// verified against the system's CAs plus CACert, unless Insecure (as
+// OpenShift's Thanos querier, served with the cluster's service CA, needs).
+func promClient(p *plan.Prometheus) (*http.Client, error) {
+	tc := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: p.Insecure} //nolint:gosec // opt-in
+	if p.CACert != "" {
+		pem, err := os.ReadFile(p.CACert)
+		if err != nil {
+			return nil, fmt.Errorf("reading prometheus cacert: %w", err)
+		}
+		pool, err := x509.SystemCertPool()
+		if err != nil {
+			pool = x509.NewCertPool()
+		}
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("reading prometheus cacert %s: no PEM certificate found", p.CACert)
+		}
+		tc.RootCAs = pool
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.TLSClientConfig = tc
+	return &http.Client{Timeout: promTimeout, Transport: tr}, nil
+}
