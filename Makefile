@@ -8,10 +8,13 @@ GO         ?= go
 BIN        := bin/authbench
 VERSION    ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS    := -X github.com/authbench/authbench/pkg/cli.Version=$(VERSION)
-# The demo's load; override on the command line: make demo N=5000 C=100 ITER=5
+# The demo's closed-loop load, stacks and lab platform; override on the
+# command line: make demo N=5000 C=100 ITER=5 STACKS=2x,3x,3x-oauth PLATFORM=kube
 N          ?= 2000
 C          ?= 50
 ITER       ?= 3
+STACKS     ?= 2x,3x
+PLATFORM   ?= processes
 TEST_FLAGS ?=
 
 .PHONY: all build lab demo test test-deps unit integration vet bench clean
@@ -27,7 +30,7 @@ lab: build
 	@$(BIN) lab install
 
 demo: lab
-	@$(BIN) demo -n $(N) -c $(C) --iterations $(ITER)
+	@$(BIN) demo -n $(N) -c $(C) --iterations $(ITER) --stack $(STACKS) --platform $(PLATFORM)
 
 vet:
 	@echo "==> go vet"

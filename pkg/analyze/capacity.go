@@ -30,6 +30,10 @@ type CapacityOptions struct {
 	// Utilization is the share of measured throughput to plan on.
 	// Default DefaultUtilization.
 	Utilization float64
+	// UnderSLO, per target, is the rate a capacity search found it served
+	// under its SLO: one replica's throughput when given, instead of the
+	// run's mean throughput. Default nil.
+	UnderSLO map[string]float64
 }
 
 // CapacityOptionsFrom reads the plan's capacity block (zero when absent).
@@ -57,6 +61,9 @@ func PlanCapacity(run *results.Run, o CapacityOptions) []results.Capacity {
 		rs := by[name]
 		c := results.Capacity{Target: name, Utilization: o.Utilization,
 			PerReplicaRPS: avgOf(rs, func(r results.Result) float64 { return r.ThroughputRPS })}
+		if v := o.UnderSLO[name]; v > 0 {
+			c.PerReplicaRPS, c.Basis = v, results.BasisSLOCapacity
+		}
 		if o.TargetRPS > 0 && c.PerReplicaRPS > 0 {
 			c.TargetRPS = o.TargetRPS
 			c.Replicas = int(math.Ceil(o.TargetRPS/(c.PerReplicaRPS*o.Utilization) - 1e-9))
@@ -104,7 +111,10 @@ func resourceAdvice(rs []results.Result) []results.ResourceAdvice {
 
 func capacityNotes(run *results.Run, target string, rs []results.Result, c results.Capacity) []string {
 	var notes []string
-	if c.Replicas > 0 {
+	if c.Replicas > 0 && c.Basis == results.BasisSLOCapacity {
+		notes = append(notes, fmt.Sprintf("%d replicas serve %s req/s at %.0f%% of the %s req/s one replica served "+
+			"at its capacity under the SLO.", c.Replicas, num(c.TargetRPS), c.Utilization*100, num(c.PerReplicaRPS)))
+	} else if c.Replicas > 0 {
 		notes = append(notes, fmt.Sprintf("%d replicas serve %s req/s at %.0f%% of the %s req/s one replica handled here.",
 			c.Replicas, num(c.TargetRPS), c.Utilization*100, num(c.PerReplicaRPS)))
 	}

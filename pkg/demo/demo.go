@@ -1,6 +1,19 @@
-// Package demo is `make demo`: it starts the lab's two stacks, runs the
-// same load against each, writes each stack's summary and a comparison,
-// prints a short verdict, and stops the lab it started.
+// Package demo is `make demo`: it tells the seeds' story on the lab, in
+// five steps, each within a budget of its own and each printing one or two
+// lines (details go to the run directories):
+//
+//  1. the seeds' comparison as they ran it (closed loop, 2x against 3x),
+//     with the saturation finding that makes its latency ratio a capacity
+//     ratio;
+//  2. the same question asked properly: each stack's capacity under an
+//     SLO, and both stacks' latency at one open-loop rate below both;
+//  3. the seeds' misconfiguration: a 50m CPU limit on the auth proxy, the
+//     collapse, the throttling finding that names it, and the recovery;
+//  4. the ladder: where each stack's latency goes, layer by layer;
+//  5. one HTML page of all of it, whose path is printed last, after the
+//     verdict.
+//
+// It starts the lab unless one is running, and stops the lab it started.
 package demo
 
 import (
@@ -8,38 +21,78 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
-	"strings"
 	"time"
 
-	"github.com/authbench/authbench/pkg/analyze"
 	"github.com/authbench/authbench/pkg/lab"
 	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/runner"
-	"github.com/authbench/authbench/pkg/scenario"
+)
+
+// Defaults of Options.
+const (
+	DefaultCapacityBudget = 40 * time.Second
+	DefaultStep           = 2 * time.Second
+	DefaultOpenDuration   = 3 * time.Second
+	DefaultOpenIterations = 3
+	DefaultRateFraction   = 0.5
+	DefaultLadderRounds   = 3
+	DefaultMinRate        = 50.0
+	DefaultLimit          = "oauth2-proxy=50m"
+	// DefaultSLO is the objective capacity is searched under.
+	DefaultSLO = "p99<100ms,success_rate>=99.9%"
 )
 
 // Options configure the demo. Zero values take the defaults noted.
 type Options struct {
-	// Requests per iteration. Default 2000.
+	// Requests per iteration of step 1's closed loop. Default
+	// lab.ScenarioRequests.
 	Requests int64
-	// Concurrency. Default 50.
+	// Concurrency of the closed loop (step 1), and the bound on requests
+	// in flight of every open loop. Default lab.ScenarioConcurrency.
 	Concurrency int
-	// Iterations. Default 3.
+	// Iterations of step 1's closed loop. Default lab.ScenarioIterations.
 	Iterations int
-	// Warmup requests per stack before the first iteration, not recorded:
-	// the first requests pay for connections, TLS and cold caches.
-	// Default 10% of Requests; negative disables.
+	// Warmup requests per stack before step 1, not recorded: the first
+	// requests pay for connections, TLS and cold caches. Default 10% of
+	// Requests; negative disables.
 	Warmup int64
-	// Rate, when positive, runs the open loop at that total rate instead.
+	// SLO is what capacity is searched under. Default DefaultSLO.
+	SLO *plan.SLO
+	// CapacityBudget bounds each stack's capacity search. Default
+	// DefaultCapacityBudget.
+	CapacityBudget time.Duration
+	// Step is each capacity step's duration. Default DefaultStep.
+	Step time.Duration
+	// MinRate is step 2's capacity search's first rate (step 3's starts
+	// at a fifth of it). Default DefaultMinRate.
+	MinRate float64
+	// Rate is step 2's open-loop rate, the same for every stack (and
+	// steps 3 and 4's). Default RateFraction of the lowest capacity found.
 	Rate float64
+	// RateFraction of the lowest capacity gives Rate. Default
+	// DefaultRateFraction.
+	RateFraction float64
+	// OpenDuration and OpenIterations shape each open-loop run. Defaults
+	// DefaultOpenDuration and DefaultOpenIterations.
+	OpenDuration   time.Duration
+	OpenIterations int
+	// Limit is step 3's misconfiguration. Default DefaultLimit. A
+	// component no chosen stack runs skips step 3.
+	Limit *lab.Limit
+	// LadderRounds of step 4's ladders, and each rung's turn per round.
+	// Defaults DefaultLadderRounds and ladder.DefaultSlotDuration.
+	LadderRounds int
+	LadderSlot   time.Duration
 	// LabDir is the lab directory. Default lab.DefaultDir(). A lab already
 	// running there is used as it is and left running.
 	LabDir string
+	// Platform is the lab platform the demo starts (lab.KnownPlatforms()).
+	// Default: processes.
+	Platform string
 	// Stacks are the lab stacks benchmarked (see lab.Stacks()). Default
 	// 2x and 3x.
 	Stacks []string
-	// Limits are applied when the demo starts the lab (e.g. oauth2-proxy=50m).
+	// Limits are applied when the demo starts the lab.
 	Limits []lab.Limit
 	// Keep leaves a lab the demo started running afterwards.
 	Keep bool
@@ -50,152 +103,82 @@ type Options struct {
 	Out string
 	// Version is recorded in run.json.
 	Version string
-	// Stdout receives the verdict; Log receives progress. Defaults discard.
+	// Stdout receives each step's result lines and the verdict; Log
+	// receives progress. Defaults discard.
 	Stdout, Log io.Writer
 }
 
-// Outcome is what the demo produced.
-type Outcome struct {
-	Runs       []*runner.Outcome
-	Comparison *analyze.Comparison
-	// CompareFile is the Markdown comparison's path.
-	CompareFile string
-}
-
-func (o *Options) complete() {
-	if o.Requests == 0 {
-		o.Requests = lab.ScenarioRequests
-	}
-	if o.Concurrency == 0 {
-		o.Concurrency = lab.ScenarioConcurrency
-	}
-	if o.Iterations == 0 {
-		o.Iterations = lab.ScenarioIterations
-	}
-	if o.Warmup == 0 {
-		o.Warmup = max(o.Requests/10, int64(o.Concurrency))
-	}
-	if o.LabDir == "" {
-		o.LabDir = lab.DefaultDir()
-	}
-	if len(o.Stacks) == 0 {
-		o.Stacks = []string{lab.Stack2x, lab.Stack3x}
-	}
-	if o.Out == "" {
-		o.Out = "runs"
-	}
-	if o.Stdout == nil {
-		o.Stdout = io.Discard
-	}
-	if o.Log == nil {
-		o.Log = io.Discard
-	}
-}
-
-// Run runs the demo. Runs completed before an interruption are kept.
+// Run runs the demo. What was measured before an interruption or a
+// failing step is kept (and its page written); the first error is
+// returned with the Outcome.
 func Run(ctx context.Context, o Options) (*Outcome, error) {
-	o.complete()
-	stacks, err := lab.ParseStacks(o.Stacks)
-	if err != nil {
+	if err := o.complete(); err != nil {
 		return nil, err
 	}
-	o.Stacks = stacks
 	stop, err := ensureLab(ctx, &o)
 	if err != nil {
 		return nil, err
 	}
 	defer stop()
-	p, err := labPlan(o)
+	d, err := newDemo(o)
 	if err != nil {
 		return nil, err
 	}
-	out := &Outcome{}
-	for _, t := range p.Targets {
-		r, err := runTarget(ctx, o, p, t)
-		if r != nil {
-			out.Runs = append(out.Runs, r)
-		}
-		if err != nil {
-			return out, err
-		}
+	steps := []struct {
+		title string
+		run   func(context.Context) ([]string, error)
+	}{
+		{"the seeds' comparison (closed loop)", d.closedLoop},
+		{"asked properly: capacity under the SLO, latency below it", d.properly},
+		{"the seeds' misconfiguration", d.misconfiguration},
+		{"the ladder", d.ladders},
 	}
-	if err := compare(o, out); err != nil {
-		return out, err
-	}
-	return out, verdict(o.Stdout, out)
-}
-
-// ensureLab starts the lab unless one is running, and returns how to stop
-// what it started.
-func ensureLab(ctx context.Context, o *Options) (stop func(), err error) {
-	if _, err := lab.Open(o.LabDir).Components(); err == nil {
-		fmt.Fprintf(o.Log, "==> using the lab already running in %s\n", o.LabDir)
-		return func() {}, nil
-	}
-	fmt.Fprintf(o.Log, "==> starting the lab (stacks %s) in %s\n", strings.Join(o.Stacks, ", "), o.LabDir)
-	start := time.Now()
-	cfg := lab.Config{Stacks: o.Stacks, Limits: o.Limits}
-	if _, err := lab.Open(o.LabDir).Up(ctx, lab.UpOptions{Config: cfg, Out: o.Log, Supervisor: o.Supervisor}); err != nil {
-		return nil, fmt.Errorf("starting the lab: %w", err)
-	}
-	fmt.Fprintf(o.Log, "==> lab ready in %.1fs\n", time.Since(start).Seconds())
-	if o.Keep {
-		return func() {}, nil
-	}
-	return func() {
-		fmt.Fprintln(o.Log, "==> stopping the lab")
-		if err := lab.Open(o.LabDir).Down(context.WithoutCancel(ctx), o.Log); err != nil {
-			fmt.Fprintf(o.Log, "warning: stopping the lab: %v\n", err)
-		}
-	}, nil
-}
-
-// labPlan turns the running lab's scenario into the demo's plan.
-func labPlan(o Options) (*plan.Plan, error) {
-	y, err := lab.Open(o.LabDir).Scenario()
-	if err != nil {
-		return nil, fmt.Errorf("reading the lab's scenario: %w", err)
-	}
-	p, err := scenario.Parse(filepath.Join(o.LabDir, "scenario.yaml"), y)
-	if err != nil {
-		return nil, fmt.Errorf("parsing the lab's scenario: %w", err)
-	}
-	var targets []plan.Target
-	for _, st := range o.Stacks {
-		for _, t := range p.Targets {
-			if t.Name == lab.TargetName(st) {
-				targets = append(targets, t)
+	var first error
+	for i, s := range steps {
+		if err := d.step(ctx, i+1, s.title, s.run); err != nil {
+			first = err
+			if errors.Is(err, runner.ErrInterrupted) || ctx.Err() != nil {
+				break
 			}
 		}
 	}
-	if len(targets) == 0 {
-		return nil, fmt.Errorf("the lab in %s runs none of the stacks %s", o.LabDir, strings.Join(o.Stacks, ", "))
+	if err := d.page(); err != nil && first == nil {
+		first = err
 	}
-	p.Targets = targets
-	p.Load.Requests, p.Load.Concurrency, p.Load.Iterations = o.Requests, o.Concurrency, o.Iterations
-	p.Load.Rate = o.Rate
-	p.Load.WarmupRequests, p.Load.WarmupDuration = max(o.Warmup, 0), 0
-	if o.Rate > 0 {
-		p.Load.Duration = 0
-	}
-	return p, nil
+	return d.out, first
 }
 
-// runTarget benchmarks one stack as its own run, sampling the lab.
-func runTarget(ctx context.Context, o Options, p *plan.Plan, t plan.Target) (*runner.Outcome, error) {
-	one := *p
-	one.Name = "demo-" + t.Name
-	one.Targets = []plan.Target{t}
-	obs, err := runner.Observe(ctx, &one, runner.ObserveOptions{LabDir: o.LabDir})
+// step times one step and prints its result lines, the first numbered,
+// the last with the step's time; a failure is its result line.
+func (d *demo) step(ctx context.Context, n int, title string, run func(context.Context) ([]string, error)) error {
+	fmt.Fprintf(d.o.Log, "==> step %d/%d: %s\n", n, totalSteps, title)
+	start := time.Now()
+	lines, err := run(ctx)
+	secs := time.Since(start).Seconds()
+	d.out.Steps = append(d.out.Steps, StepTime{N: n, Title: title, Seconds: secs})
 	if err != nil {
-		return nil, err
+		lines = append(lines, fmt.Sprintf("%s: failed: %v", title, err))
+		err = fmt.Errorf("step %d (%s): %w", n, title, err)
 	}
-	fmt.Fprintf(o.Log, "==> %s: %d iterations x %d requests at concurrency %d\n",
-		t.Name, o.Iterations, o.Requests, o.Concurrency)
-	r, err := runner.Run(ctx, runner.Options{Plan: &one, Out: o.Out, Version: o.Version,
-		Log: o.Log, Monitor: obs.Monitor, Reviews: obs.Reviews, Lab: obs.Lab, CommandLine: []string{"authbench", "demo"}})
-	if err != nil && !errors.Is(err, runner.ErrInterrupted) {
-		return r, fmt.Errorf("benchmarking %s: %w", t.Name, err)
-	}
-	return r, err
+	d.printLines(n, lines, secs)
+	return err
 }
+
+// printLines prints a step's lines: "n/5 " before the first, the others
+// indented, the step's time after the last.
+func (d *demo) printLines(n int, lines []string, secs float64) {
+	d.printed[n] = lines
+	for i, l := range lines {
+		prefix := "    "
+		if i == 0 {
+			prefix = fmt.Sprintf("%d/%d ", n, totalSteps)
+		}
+		if i == len(lines)-1 {
+			l += fmt.Sprintf(" [%.0fs]", secs)
+		}
+		fmt.Fprintln(d.o.Stdout, prefix+l)
+	}
+}
+
+// totalSteps counts the steps printed, the page included.
+const totalSteps = 5

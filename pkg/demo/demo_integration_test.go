@@ -11,10 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/authbench/authbench/pkg/analyze"
 	"github.com/authbench/authbench/pkg/lab"
 	"github.com/authbench/authbench/pkg/lab/install"
+	"github.com/authbench/authbench/pkg/ladder"
+	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/results"
-	"github.com/authbench/authbench/pkg/store"
 )
 
 func TestMain(m *testing.M) {
@@ -23,66 +25,156 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// TestDemo is `make demo` with a small load: it must start the lab, run
-// both stacks alike, write both summaries and the comparison, print the
-// verdict with the 3x/2x ratios, and leave no lab running.
+// TestDemo is `make demo` with small budgets on a lab of its own: every
+// step's result must be present and sane, the page written and printed
+// last, and no lab left running.
 func TestDemo(t *testing.T) {
 	if _, err := install.ToolPath("kube-apiserver"); err != nil {
 		t.Skipf("the lab's tools are not installed (`make lab` installs them): %v", err)
 	}
 	labDir := filepath.Join(install.CacheDir(), "lab-demo-integration")
+	slo, _, err := plan.ParseSLO("p99<250ms,success_rate>=99%")
+	if err != nil {
+		t.Fatal(err)
+	}
 	var stdout, log bytes.Buffer
-	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
 	out, err := Run(ctx, Options{
-		Requests: 300, Concurrency: 10, Iterations: 2,
-		LabDir: labDir, Out: t.TempDir(), Version: "test",
-		Stdout: &stdout, Log: &log,
+		Requests: 300, Concurrency: 10, Iterations: 2, SLO: slo,
+		CapacityBudget: 12 * time.Second, Step: time.Second, OpenDuration: time.Second, OpenIterations: 2,
+		LadderRounds: 2, LadderSlot: 500 * time.Millisecond,
+		LabDir: labDir, Out: t.TempDir(), Version: "test", Stdout: &stdout, Log: &log,
 		Supervisor: []string{os.Args[0], "-test.run=^$"},
 	})
 	if err != nil {
-		t.Fatalf("demo: %v\nlog:\n%s", err, log.String())
+		t.Fatalf("demo: %v\nstdout:\n%s\nlog:\n%s", err, stdout.String(), log.String())
 	}
-	if len(out.Runs) != 2 {
-		t.Fatalf("want a run per stack, got %d", len(out.Runs))
-	}
-	for _, r := range out.Runs {
-		run, err := store.Read(r.Dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(run.Results) != 2 {
-			t.Errorf("%s: want 2 iterations, got %d", run.Name, len(run.Results))
-		}
-		for _, res := range run.Results {
-			if res.Requests != 300 || res.Successes != 300 {
-				t.Errorf("%s iteration %d: %d requests, %d successes; alice's token must pass both stacks",
-					run.Name, res.Iteration, res.Requests, res.Successes)
-			}
-			if len(res.Components) == 0 {
-				t.Errorf("%s: no component was sampled", run.Name)
-			}
-		}
-		if run.Lab == nil || len(run.Lab.Components) == 0 {
-			t.Errorf("%s: run.json does not record the lab", run.Name)
-		}
-		if _, err := os.Stat(filepath.Join(r.Dir, results.SummaryFile)); err != nil {
-			t.Errorf("%s: %v", run.Name, err)
-		}
-	}
-	if _, err := os.Stat(out.CompareFile); err != nil {
-		t.Errorf("comparison not written: %v", err)
-	}
-	v := stdout.String()
-	for _, want := range []string{"Verdict", "demo-lab-2x", "demo-lab-3x", "throughput", "summary:", "comparison:"} {
-		if !strings.Contains(v, want) {
-			t.Errorf("verdict lacks %q:\n%s", want, v)
-		}
-	}
-	if !strings.Contains(v, "x slower") && !strings.Contains(v, "x faster") && !strings.Contains(v, "within noise") {
-		t.Errorf("verdict gives no 3x/2x ratio:\n%s", v)
-	}
+	t.Logf("stdout:\n%s", stdout.String())
+	checkClosed(t, out.Closed)
+	checkProperly(t, out.Properly)
+	checkLimit(t, out.Limit, out.Properly)
+	checkLadders(t, out.Ladders)
+	checkPage(t, out, stdout.String())
 	if _, err := lab.Open(labDir).Components(); err == nil {
 		t.Errorf("the demo left its lab running in %s", labDir)
 	}
+}
+
+// checkClosed: step 1 ran both stacks alike and found them saturated.
+func checkClosed(t *testing.T, st *ClosedStep) {
+	t.Helper()
+	if st == nil || st.Comparison == nil || len(st.Comparison.Sides) != 2 {
+		t.Fatalf("step 1: want a comparison of two stacks, got %+v", st)
+	}
+	for _, res := range st.Run.Run.Results {
+		if res.Requests != 300 || res.Successes != 300 || len(res.Components) == 0 {
+			t.Errorf("step 1 %s iteration %d: %d requests, %d successes, %d components sampled; want 300, 300, some",
+				res.Target, res.Iteration, res.Requests, res.Successes, len(res.Components))
+		}
+	}
+	if len(st.Saturation) == 0 {
+		t.Errorf("step 1: a closed loop of 10 workers gave no saturation finding: %+v", st.Run.Run.Findings)
+	}
+}
+
+// checkProperly: step 2 found both capacities in a capacity run, and ran
+// both stacks at one rate below both.
+func checkProperly(t *testing.T, st *ProperStep) {
+	t.Helper()
+	if st == nil || st.Capacity == nil || len(st.Capacity.Searches) != 2 {
+		t.Fatalf("step 2: want two capacity searches, got %+v", st)
+	}
+	if st.Capacity.Run.Kind != results.KindCapacity {
+		t.Errorf("step 2: run kind %q, want %q", st.Capacity.Run.Kind, results.KindCapacity)
+	}
+	for _, s := range st.Capacity.Searches {
+		if s.Capacity <= 0 || s.Capacity <= st.Rate {
+			t.Errorf("step 2: %s capacity %g req/s, want above the common rate %g", s.Target, s.Capacity, st.Rate)
+		}
+	}
+	if st.Comparison == nil || len(st.Comparison.Sides) != 2 {
+		t.Fatalf("step 2: no open-loop comparison")
+	}
+	for _, s := range st.Comparison.Sides {
+		if s.Model != plan.Open || s.Requests == 0 {
+			t.Errorf("step 2: side %s model %s, %d requests; want an open loop that sent", s.Label, s.Model, s.Requests)
+		}
+	}
+	if m := metricOf(st.Comparison, "p50"); m == nil || !m.Deltas[1-st.Comparison.Baseline].Sig.Known() {
+		t.Errorf("step 2: the P50 difference has no significance test: %+v", m)
+	}
+}
+
+// checkLimit: step 3's throttling finding names the limited proxy, and
+// its capacity under the limit is lower than without.
+func checkLimit(t *testing.T, st *LimitStep, before *ProperStep) {
+	t.Helper()
+	if st == nil || st.Limited == nil || st.Lifted == nil || st.Capacity == nil {
+		t.Fatalf("step 3 incomplete: %+v", st)
+	}
+	if st.Throttling == nil || st.Throttling.Component != lab.CompOAuth2Proxy {
+		t.Errorf("step 3: no throttling finding names %s: %+v", lab.CompOAuth2Proxy, st.Limited.Run.Findings)
+	}
+	for _, s := range before.Capacity.Searches {
+		if s.Target == st.Target && st.Capacity.Searches[0].Capacity >= s.Capacity {
+			t.Errorf("step 3: capacity under the limit %g req/s, not below %g without it",
+				st.Capacity.Searches[0].Capacity, s.Capacity)
+		}
+	}
+	for _, res := range st.Lifted.Run.Results {
+		for _, c := range res.Components {
+			if c.Name == lab.CompOAuth2Proxy && c.CPULimit > 0 {
+				t.Errorf("step 3: the limit was not lifted: %s at %g cores", c.Name, c.CPULimit)
+			}
+		}
+	}
+}
+
+// checkLadders: one ladder per stack, every layer attributed.
+func checkLadders(t *testing.T, ls []*ladder.Outcome) {
+	t.Helper()
+	if len(ls) != 2 {
+		t.Fatalf("step 4: %d ladders, want 2", len(ls))
+	}
+	for _, l := range ls {
+		if len(l.Ladder.Layers) < 3 || l.Ladder.TotalMs.P50 <= 0 {
+			t.Errorf("step 4: ladder %s has %d layers, end-to-end P50 %g", l.Ladder.Target, len(l.Ladder.Layers), l.Ladder.TotalMs.P50)
+		}
+	}
+}
+
+// checkPage: the page holds every step, and its path is printed last.
+func checkPage(t *testing.T, out *Outcome, stdout string) {
+	t.Helper()
+	page, err := os.ReadFile(out.Report)
+	if err != nil {
+		t.Fatalf("page: %v", err)
+	}
+	for _, id := range []string{`id="step1"`, `id="step2"`, `id="step3"`, `id="step4"`, `id="verdict"`, "capacity-curve", "latency-waterfall"} {
+		if !bytes.Contains(page, []byte(id)) {
+			t.Errorf("page lacks %s", id)
+		}
+	}
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if last := lines[len(lines)-1]; last != "Report: "+out.Report {
+		t.Errorf("last line %q, want the page's path", last)
+	}
+	for _, n := range []string{"1/5 ", "2/5 ", "3/5 ", "4/5 ", "5/5 Verdict"} {
+		if !strings.Contains(stdout, "\n"+n) && !strings.HasPrefix(stdout, n) {
+			t.Errorf("stdout lacks step line %q", n)
+		}
+	}
+	if len(out.Steps) != totalSteps {
+		t.Errorf("%d step times, want %d", len(out.Steps), totalSteps)
+	}
+}
+
+func metricOf(c *analyze.Comparison, key string) *analyze.Metric {
+	for i := range c.Latency {
+		if c.Latency[i].Key == key {
+			return &c.Latency[i]
+		}
+	}
+	return nil
 }

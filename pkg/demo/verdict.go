@@ -1,85 +1,99 @@
 package demo
 
 import (
-	"bytes"
 	"fmt"
-	"io"
-	"path/filepath"
-	"time"
 
 	"github.com/authbench/authbench/pkg/analyze"
-	"github.com/authbench/authbench/pkg/report"
+	"github.com/authbench/authbench/pkg/capacity"
 	"github.com/authbench/authbench/pkg/results"
-	"github.com/authbench/authbench/pkg/store"
 )
 
-// compare writes the stacks' comparison next to the runs.
-func compare(o Options, out *Outcome) error {
-	if len(out.Runs) < 2 {
-		return nil
+// verdict is what the demo concludes from the steps that ran: the
+// stacks' capacity ratio and latency gap below capacity, what the closed
+// loop's ratio really was, the limit's cost, and the costliest layer.
+func verdict(out *Outcome) []string {
+	var v []string
+	if p := out.Properly; p != nil && p.Capacity != nil && len(p.Capacity.Searches) >= 2 {
+		v = append(v, capacityVerdict(p)...)
 	}
-	runs := make([]*results.Run, len(out.Runs))
-	files := make([]analyze.RunFiles, len(out.Runs))
-	for i, r := range out.Runs {
-		runs[i] = r.Run
-		hs, err := store.ReadHistograms(r.Dir, r.Run)
-		if err != nil {
-			return fmt.Errorf("comparing the stacks: %w", err)
+	if c := out.Closed; c != nil && c.Comparison != nil && len(c.Comparison.Sides) == 2 {
+		s, b := c.Comparison.Sides[1-c.Comparison.Baseline], c.Comparison.BaselineSide()
+		what := "a capacity ratio: the workers queued"
+		if len(c.Saturation) == 0 {
+			what = "measured at saturation by a closed loop"
 		}
-		files[i] = analyze.RunFiles{Dir: r.Dir, Hists: hs, Timeline: r.Timeline}
+		v = append(v, fmt.Sprintf("The closed loop's %s P50 ratio (%s against %s) was %s, not the latency users see below capacity.",
+			times(s.Latency.P50, b.Latency.P50), s.Label, b.Label, what))
 	}
-	c, err := analyze.Compare(runs, analyze.CompareOptions{Files: files})
-	if err != nil {
-		return fmt.Errorf("comparing the stacks: %w", err)
-	}
-	var md bytes.Buffer
-	if err := report.CompareMarkdown(&md, c); err != nil {
-		return fmt.Errorf("rendering the comparison: %w", err)
-	}
-	name := time.Now().UTC().Format(store.DirTimeFormat) + "-demo-compare.md"
-	out.Comparison, out.CompareFile = c, filepath.Join(o.Out, name)
-	return store.WriteFile(out.CompareFile, md.Bytes())
-}
-
-// verdict prints each stack's headline figures, the ratios, and where the
-// files are.
-func verdict(w io.Writer, out *Outcome) error {
-	fmt.Fprintln(w, "\nVerdict")
-	if c := out.Comparison; c != nil {
-		fmt.Fprintf(w, "  %-14s %10s %10s %14s %9s   (latency: %s)\n", "stack", "P50", "P95", "throughput", "success", c.LatencySource)
-		for _, s := range c.Sides {
-			fmt.Fprintf(w, "  %-14s %10s %10s %10.1f/s %8.2f%%\n", s.Label,
-				analyze.FormatMs(s.Latency.P50), analyze.FormatMs(s.Latency.P95), s.Throughput.Mean, 100*s.SuccessRate)
-		}
-		for _, line := range report.ExecutiveSummary(c) {
-			fmt.Fprintln(w, "  "+line)
-		}
-		for _, warn := range c.Warnings {
-			fmt.Fprintln(w, "  warning: "+warn.Message)
-		}
-	}
-	for _, r := range out.Runs {
-		for _, f := range r.Run.Findings {
-			if f.Severity != "info" {
-				fmt.Fprintf(w, "  finding (%s, %s): %s\n", r.Run.Name, f.Kind, firstSentence(f.Evidence))
+	if l := out.Limit; l != nil && l.Capacity != nil && len(l.Capacity.Searches) > 0 {
+		line := fmt.Sprintf("A %s CPU limit on %s cuts %s's capacity to %s", l.Limit.String(), l.Limit.Component, l.Target,
+			capacityText(l.Capacity.Searches[0]))
+		if f := targetOf(l.Lifted, l.Target); f != nil {
+			line += fmt.Sprintf("; lifted, P99 at %s req/s is %s", rps(l.Rate), ms(f.P99))
+			if g := targetOf(l.Limited, l.Target); g != nil {
+				line += fmt.Sprintf(" (limited: %s)", ms(g.P99))
 			}
 		}
+		v = append(v, line+".")
 	}
-	fmt.Fprintln(w, "\nFiles")
-	for _, r := range out.Runs {
-		fmt.Fprintf(w, "  %s summary: %s\n", r.Run.Name, filepath.Join(r.Dir, results.SummaryFile))
-	}
-	if out.CompareFile != "" {
-		fmt.Fprintf(w, "  comparison: %s\n", out.CompareFile)
-	}
-	return nil
-}
-
-func firstSentence(s string) string {
-	for i := 0; i+1 < len(s); i++ {
-		if s[i] == '.' && s[i+1] == ' ' {
-			return s[:i+1]
+	for _, lo := range out.Ladders {
+		if name, add := costliest(lo.Ladder); name != "" {
+			v = append(v, fmt.Sprintf("In %s, %s adds the most of the layers in front of the backend: %+.2g ms at P50.",
+				lo.Ladder.Target, name, add))
 		}
 	}
-	return s
+	if len(v) == 0 {
+		v = append(v, "No verdict: the steps that decide it did not complete.")
+	}
+	return v
+}
+
+// capacityVerdict compares every stack with the first on capacity and
+// on latency at the common rate.
+func capacityVerdict(p *ProperStep) []string {
+	var v []string
+	rs := p.Capacity.Searches
+	base := rs[0]
+	for _, s := range rs[1:] {
+		line := fmt.Sprintf("Verdict: capacity under %s, %s %s against %s %s", capacity.SLOText(s.SLO), s.Target,
+			capacityText(s), base.Target, capacityText(base))
+		if s.Capacity > 0 && base.Capacity > 0 {
+			line += fmt.Sprintf(" (%s)", times(s.Capacity, base.Capacity))
+		}
+		if c := p.Comparison; c != nil {
+			if i := sideIndex(c, s.Target); i >= 0 {
+				where := ""
+				if belowAll(rs, p.Rate) {
+					where = ", below every capacity"
+				}
+				line += fmt.Sprintf("; at %s req/s%s, it adds %s at P50", rps(p.Rate), where, significance(c, "p50", i))
+			}
+		}
+		v = append(v, line+".")
+	}
+	return v
+}
+
+func sideIndex(c *analyze.Comparison, target string) int {
+	for i, s := range c.Sides {
+		if s.Target == target || s.Label == target {
+			return i
+		}
+	}
+	return -1
+}
+
+// costliest is the layer in front of the backend with the highest added
+// P50.
+func costliest(l *results.Ladder) (string, float64) {
+	name, most := "", 0.0
+	for i, layer := range l.Layers {
+		if i == len(l.Layers)-1 {
+			break // the backend itself
+		}
+		if layer.AddedMs.P50 > most {
+			name, most = layer.Name, layer.AddedMs.P50
+		}
+	}
+	return name, most
 }

@@ -49,7 +49,31 @@ var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{{.Title}}</title>
-<style>
+{{template "style"}}
+{{with .Assets}}<style>{{.LibCSS}}</style>
+{{end}}
+</head>
+<body>
+<header>
+<h1>{{.Title}}</h1>
+{{range .Subtitle}}<p class="subtitle">{{.}}</p>
+{{end}}</header>
+{{if .Context}}<section class="notes" id="context"><strong>{{.ContextTitle}}</strong>
+<ul>{{range .Context}}<li>{{.}}</li>{{end}}</ul></section>
+{{end}}{{if .Warnings}}<section class="warnings" id="warnings"><strong>⚠️ Not directly comparable:</strong>
+<ul>{{range .Warnings}}<li>{{.}}</li>{{end}}</ul></section>
+{{end}}{{if .Summary}}<section class="summary" id="summary"><h2>Executive Summary</h2>
+{{range .Summary}}<p>{{.}}</p>
+{{end}}</section>
+{{end}}{{if .Notes}}<section class="notes" id="notes"><ul>{{range .Notes}}<li>{{.}}</li>{{end}}</ul></section>
+{{end}}{{range .Tables}}{{template "table" .}}{{end}}{{if .Charts}}<h2>Charts</h2>
+<p class="hint">Hover a chart for its values; drag across it to zoom in, double-click to zoom out; click a legend entry to hide or show its series.</p>
+{{end}}{{range .Charts}}{{template "chart" .}}{{end}}{{range .Appendix}}{{template "table" .}}{{end}}<footer>{{.Footer}}</footer>
+{{with .Assets}}<script>{{.LibJS}}</script>
+<script>{{.ChartsJS}}</script>
+{{end}}</body>
+</html>
+{{define "style"}}<style>
 body { font-family: "Liberation Sans", "DejaVu Sans", Arial, sans-serif; margin: 0 auto; max-width: 1100px; padding: 1.5em; color: #1d2330; background: #fff; line-height: 1.45; }
 h1 { font-size: 1.7em; margin-bottom: 0.2em; }
 h2 { border-bottom: 2px solid #d8dde6; padding-bottom: 0.2em; margin-top: 1.8em; }
@@ -77,31 +101,7 @@ figcaption { color: #556; font-size: 0.88em; margin-top: 0.3em; }
 .hint { color: #556; font-size: 0.88em; }
 .missing { color: #8a4b00; font-style: italic; }
 footer { color: #778; font-size: 0.85em; margin-top: 2em; }
-</style>
-{{with .Assets}}<style>{{.LibCSS}}</style>
-{{end}}
-</head>
-<body>
-<header>
-<h1>{{.Title}}</h1>
-{{range .Subtitle}}<p class="subtitle">{{.}}</p>
-{{end}}</header>
-{{if .Context}}<section class="notes" id="context"><strong>{{.ContextTitle}}</strong>
-<ul>{{range .Context}}<li>{{.}}</li>{{end}}</ul></section>
-{{end}}{{if .Warnings}}<section class="warnings" id="warnings"><strong>⚠️ Not directly comparable:</strong>
-<ul>{{range .Warnings}}<li>{{.}}</li>{{end}}</ul></section>
-{{end}}{{if .Summary}}<section class="summary" id="summary"><h2>Executive Summary</h2>
-{{range .Summary}}<p>{{.}}</p>
-{{end}}</section>
-{{end}}{{if .Notes}}<section class="notes" id="notes"><ul>{{range .Notes}}<li>{{.}}</li>{{end}}</ul></section>
-{{end}}{{range .Tables}}{{template "table" .}}{{end}}{{if .Charts}}<h2>Charts</h2>
-<p class="hint">Hover a chart for its values; drag across it to zoom in, double-click to zoom out; click a legend entry to hide or show its series.</p>
-{{end}}{{range .Charts}}{{template "chart" .}}{{end}}{{range .Appendix}}{{template "table" .}}{{end}}<footer>{{.Footer}}</footer>
-{{with .Assets}}<script>{{.LibJS}}</script>
-<script>{{.ChartsJS}}</script>
-{{end}}</body>
-</html>
-{{define "chart"}}<figure class="chart" id="{{.ID}}">
+</style>{{end}}{{define "chart"}}<figure class="chart" id="{{.ID}}">
 <h3>{{.Title}}</h3>
 {{if .Missing}}<p class="missing">{{.Missing}}</p>{{else}}<div class="plot"></div>
 <script type="application/json" class="chart-data">{{.Spec}}</script>

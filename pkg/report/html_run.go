@@ -44,6 +44,9 @@ func RunHTML(w io.Writer, run *results.Run, tl *results.Timeline, hists ...analy
 		page.Notes = append(page.Notes, fmt.Sprintf("[%s] %s — %s", f.Severity, f.Evidence, f.Advice))
 	}
 	page.Charts = runCharts(run, tl, targets, hists)
+	if run.Kind == results.KindCapacity {
+		page.Charts = append([]chart{capacityCurveChart(ChartCapacityCurve, CurvesFromRun(run), SLOP99(run))}, page.Charts...)
+	}
 	if l := run.Ladder; l != nil {
 		page.Title = "authbench ladder: " + run.Name
 		page.Subtitle = append(page.Subtitle, "Ladder: "+ladderMethod(l)+".")

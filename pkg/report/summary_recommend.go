@@ -42,7 +42,11 @@ func (s *summaryWriter) slaTargets(rs []results.Result) {
 // capacity writes the replica and resource sizing.
 func (s *summaryWriter) capacity(c *results.Capacity) {
 	s.heading(3, "Capacity Planning")
-	s.item("Measured throughput per replica", "%s", fmtRPS(c.PerReplicaRPS))
+	if c.Basis == results.BasisSLOCapacity {
+		s.item("Capacity per replica under the SLO", "%s (capacity search)", fmtRPS(c.PerReplicaRPS))
+	} else {
+		s.item("Measured throughput per replica", "%s", fmtRPS(c.PerReplicaRPS))
+	}
 	s.item("Planned per replica", "%s (%.0f%% utilisation, leaving headroom)", fmtRPS(c.PerReplicaRPS*c.Utilization), c.Utilization*100)
 	if c.TargetRPS > 0 {
 		s.item("Replicas", "%d for %s", c.Replicas, fmtRPS(c.TargetRPS))

@@ -23,6 +23,9 @@ const (
 // KindCapacity marks a capacity search's run (Run.Kind).
 const KindCapacity = "capacity"
 
+// BasisSLOCapacity marks sizing on the capacity under an SLO (Capacity.Basis).
+const BasisSLOCapacity = "slo-capacity"
+
 // Run is the content of run.json.
 type Run struct {
 	SchemaVersion    int       `json:"schema_version"`
@@ -242,6 +245,9 @@ type Capacity struct {
 	// PerReplicaRPS is the mean throughput measured, taken as what one
 	// replica of each component serves.
 	PerReplicaRPS float64 `json:"per_replica_rps"`
+	// Basis is BasisSLOCapacity when PerReplicaRPS is the rate a capacity
+	// search found served under the SLO; "" for a mean throughput.
+	Basis string `json:"basis,omitempty"`
 	// Utilization is the planned fraction of PerReplicaRPS (headroom).
 	Utilization float64 `json:"utilization"`
 	// TargetRPS is the planned load; Replicas serve it at Utilization.

@@ -156,7 +156,9 @@ func finishCapacity(s *Session, p *plan.Plan, searches []*capacity.Result, inter
 	at.Results = atCapacity(s.Run.Results, searches)
 	s.Run.Findings = analyze.Diagnose(&at, s.Timeline)
 	s.Run.SLO = analyze.EvaluateSLO(p, at.Results)
-	s.Run.Capacity = analyze.PlanCapacity(&at, analyze.CapacityOptionsFrom(p))
+	co := analyze.CapacityOptionsFrom(p)
+	co.UnderSLO = underSLO(searches)
+	s.Run.Capacity = analyze.PlanCapacity(&at, co)
 	out := &CapacityOutcome{Outcome: *s.Outcome(), Searches: searches}
 	if s.Dir == "" {
 		return out, nil
@@ -165,6 +167,18 @@ func finishCapacity(s *Session, p *plan.Plan, searches []*capacity.Result, inter
 		return out, err
 	}
 	return out, s.Write()
+}
+
+// underSLO is each target's served rate at its capacity under the SLO,
+// what one replica sustains: sizing counts on it.
+func underSLO(searches []*capacity.Result) map[string]float64 {
+	m := map[string]float64{}
+	for _, r := range searches {
+		if r.Capacity > 0 {
+			m[r.Target] = r.Sustained
+		}
+	}
+	return m
 }
 
 // atCapacity keeps each target's passing steps at the capacity its

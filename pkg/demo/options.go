@@ -1,0 +1,89 @@
+package demo
+
+import (
+	"io"
+
+	"github.com/authbench/authbench/pkg/lab"
+	"github.com/authbench/authbench/pkg/plan"
+)
+
+// complete applies the defaults and rejects what cannot run, before the
+// lab starts.
+func (o *Options) complete() error {
+	if o.Requests == 0 {
+		o.Requests = lab.ScenarioRequests
+	}
+	if o.Concurrency == 0 {
+		o.Concurrency = lab.ScenarioConcurrency
+	}
+	if o.Iterations == 0 {
+		o.Iterations = lab.ScenarioIterations
+	}
+	if o.Warmup == 0 {
+		o.Warmup = max(o.Requests/10, int64(o.Concurrency))
+	}
+	if err := o.completeSteps(); err != nil {
+		return err
+	}
+	if o.LabDir == "" {
+		o.LabDir = lab.DefaultDir()
+	}
+	if len(o.Stacks) == 0 {
+		o.Stacks = []string{lab.Stack2x, lab.Stack3x}
+	}
+	stacks, err := lab.ParseStacks(o.Stacks)
+	if err != nil {
+		return err
+	}
+	o.Stacks = stacks
+	if o.Out == "" {
+		o.Out = "runs"
+	}
+	if o.Stdout == nil {
+		o.Stdout = io.Discard
+	}
+	if o.Log == nil {
+		o.Log = io.Discard
+	}
+	return nil
+}
+
+// completeSteps applies the defaults of steps 2 to 4.
+func (o *Options) completeSteps() error {
+	if o.SLO == nil {
+		slo, _, err := plan.ParseSLO(DefaultSLO)
+		if err != nil {
+			return err
+		}
+		o.SLO = slo
+	}
+	if o.CapacityBudget == 0 {
+		o.CapacityBudget = DefaultCapacityBudget
+	}
+	if o.MinRate == 0 {
+		o.MinRate = DefaultMinRate
+	}
+	if o.Step == 0 {
+		o.Step = DefaultStep
+	}
+	if o.RateFraction == 0 {
+		o.RateFraction = DefaultRateFraction
+	}
+	if o.OpenDuration == 0 {
+		o.OpenDuration = DefaultOpenDuration
+	}
+	if o.OpenIterations == 0 {
+		o.OpenIterations = DefaultOpenIterations
+	}
+	if o.LadderRounds == 0 {
+		o.LadderRounds = DefaultLadderRounds
+	}
+	if o.Limit == nil {
+		l, err := lab.ParseLimit(DefaultLimit)
+		if err != nil {
+			return err
+		}
+		o.Limit = &l
+	}
+	return nil
+}
