@@ -207,3 +207,13 @@ func isFakeDir(p string) bool {
 	const cgroupMagic, cgroup2Magic = 0x27e0eb, 0x63677270
 	return st.Type != cgroupMagic && st.Type != cgroup2Magic
 }
+
+// RemoveIfUnused removes the group in every hierarchy where it holds no
+// process and no child group, and leaves it alone where it does: a parent
+// shared by several labs goes with the last of them, never with a
+// neighbour's processes.
+func (g *Group) RemoveIfUnused() {
+	for _, d := range g.distinctDirs() {
+		_ = syscall.Rmdir(d) // EBUSY or ENOTEMPTY: still in use
+	}
+}

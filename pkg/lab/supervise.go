@@ -140,6 +140,9 @@ func (s *supervisor) stopAll() {
 		if g, err := cgroup.Open(s.cgroupParent()); err == nil {
 			_ = g.Remove()
 		}
+		if g, err := cgroup.Open(cgroupRoot); err == nil {
+			g.RemoveIfUnused()
+		}
 	}
 	for _, p := range procs {
 		s.setComponent(p.Name(), func(c *ComponentInfo) { c.Status = statusExited })
@@ -160,10 +163,13 @@ func (s *supervisor) killLeftovers() int {
 	return n
 }
 
+// cgroupRoot holds every lab's group.
+const cgroupRoot = "authbench"
+
 // cgroupParent is this lab's group, unique per lab dir.
 func (s *supervisor) cgroupParent() string {
 	h := sha256.Sum256([]byte(s.dir))
-	return "authbench/lab-" + hex.EncodeToString(h[:4])
+	return cgroupRoot + "/lab-" + hex.EncodeToString(h[:4])
 }
 
 func (s *supervisor) cgroupRel(name string) string { return s.cgroupParent() + "/" + name }
