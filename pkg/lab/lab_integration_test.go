@@ -660,6 +660,14 @@ func TestDownLeavesNothing(t *testing.T) {
 			if pids, _ := g.PIDs(); len(pids) > 0 {
 				t.Errorf("cgroup of %s still holds %v", c.Name, pids)
 			}
+			t.Errorf("cgroup of %s (%s) still exists after lab down", c.Name, c.Cgroup)
+		}
+	}
+	// The shared parent goes with the last lab, unless another lab of the
+	// host (a concurrent test's) still uses it.
+	if g, err := cgroup.Open(cgroupRoot); err == nil {
+		if other, _ := g.PIDs(); len(other) == 0 {
+			t.Errorf("the labs' parent cgroup %q is left behind, empty", cgroupRoot)
 		}
 	}
 	after, err := Open(labDir).Status()
