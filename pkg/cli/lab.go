@@ -3,12 +3,12 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/authbench/authbench/pkg/atomicfile"
 	"github.com/authbench/authbench/pkg/lab"
 )
 
@@ -141,7 +141,7 @@ func newLabScenarioCmd() *cobra.Command {
 				return err
 			}
 			if output != "-" {
-				if err := os.WriteFile(output, b, 0o644); err != nil {
+				if err := atomicfile.Write(output, b, 0o644); err != nil {
 					return fmt.Errorf("writing scenario: %w", err)
 				}
 				return nil

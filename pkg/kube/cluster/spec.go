@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+
+	"github.com/authbench/authbench/pkg/atomicfile"
 )
 
 // SupervisorArg is the argument that routes a program to Supervise: the
@@ -32,7 +34,7 @@ func writeSpec(path string, s spec) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, b, 0o600)
+	return atomicfile.Write(path, b, 0o600)
 }
 
 func readSpec(path string) (spec, error) {

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/authbench/authbench/pkg/atomicfile"
 	"github.com/authbench/authbench/pkg/image"
 	"github.com/authbench/authbench/pkg/lab/install"
 )
@@ -179,5 +180,5 @@ func (c *Cluster) writeState() error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(paths{c.Dir}.state(), b, 0o600)
+	return atomicfile.Write(paths{c.Dir}.state(), b, 0o600)
 }

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/authbench/authbench/pkg/atomicfile"
 	"github.com/authbench/authbench/pkg/kube/cluster"
 	"github.com/authbench/authbench/pkg/lab"
 )
@@ -127,14 +128,10 @@ func writeState(dir string, s *lab.State) error {
 	return writeFile(filepath.Join(dir, lab.StateFile), append(b, '\n'), 0o644)
 }
 
-// writeFile writes through a temporary file and a rename, so readers never
-// see half a file.
+// writeFile writes through the one atomic writer, so readers never see
+// half a file.
 func writeFile(path string, b []byte, mode os.FileMode) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b, mode); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err := atomicfile.Write(path, b, mode); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return nil
