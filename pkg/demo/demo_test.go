@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/authbench/authbench/pkg/analyze"
 	"github.com/authbench/authbench/pkg/capacity"
 	"github.com/authbench/authbench/pkg/results"
 )
@@ -70,5 +71,27 @@ func TestLadderVerdict(t *testing.T) {
 	v := verdict(&Outcome{})
 	if len(v) != 1 || !strings.Contains(v[0], "No verdict") {
 		t.Errorf("verdict of nothing = %q", v)
+	}
+}
+
+// TestSignificanceWords: an interval from the requests that excludes zero
+// beside a test of the iterations that does not reject is worded as
+// run-to-run noise, not left to contradict "within noise".
+func TestSignificanceWords(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		sig  analyze.Significance
+		want string
+	}{
+		{"beyond", analyze.Significance{Tests: []string{"welch"}, PValue: 0.001, CILow: 1, CIHigh: 2, Significant: true}, ", beyond noise"},
+		{"iterations disagree", analyze.Significance{Tests: []string{"welch"}, PValue: 0.42, CILow: 2.21, CIHigh: 2.55}, "within run-to-run noise: the iterations disagree"},
+		{"within", analyze.Significance{Tests: []string{"welch"}, PValue: 0.5, CILow: -1, CIHigh: 2}, ", within noise"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := &analyze.Comparison{Latency: []analyze.Metric{{Key: "p50", Deltas: []analyze.Delta{{}, {Diff: 1.5, Sig: tt.sig}}}}}
+			if got := significance(c, "p50", 1); !strings.HasSuffix(got, tt.want) {
+				t.Errorf("significance = %q, want it to end %q", got, tt.want)
+			}
+		})
 	}
 }

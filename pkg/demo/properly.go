@@ -133,8 +133,12 @@ func significance(c *analyze.Comparison, key string, i int) string {
 		if dl.Sig.PValue > 0 {
 			s += fmt.Sprintf(", p=%.2g", dl.Sig.PValue)
 		}
-		if dl.Sig.Significant {
+		switch {
+		case dl.Sig.Significant:
 			return s + ", beyond noise"
+		case dl.Sig.CILow > 0 || dl.Sig.CIHigh < 0:
+			// The interval resamples requests; the test compares iterations.
+			return s + ", within run-to-run noise: the iterations disagree"
 		}
 		return s + ", within noise"
 	}
