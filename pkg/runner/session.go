@@ -159,7 +159,7 @@ func (s *Session) Measure(ctx context.Context, i int, name string, it int, spec 
 			hlog, ph.HistogramLog = f, f
 		}
 	}
-	before := s.readReviews(ctx, false)
+	before := s.readReviews(ctx)
 	m, err := s.c.Executor.Execute(ctx, ph)
 	if err != nil {
 		if hlog != nil {
@@ -177,7 +177,7 @@ func (s *Session) Measure(ctx context.Context, i int, name string, it int, spec 
 		res.Components = s.c.Monitor.Usage(res.Start, res.End, res.Requests)
 	}
 	if s.c.Reviews != nil {
-		res.APIServer = observe.ReviewWindow(s.c.Reviews.Source(), before, s.readReviews(ctx, true), res.Requests)
+		res.APIServer = observe.ReviewWindow(s.c.Reviews.Source(), before, s.readReviews(ctx), res.Requests)
 	}
 	s.Run.Results = append(s.Run.Results, res)
 	s.Timeline.Series = append(s.Timeline.Series, results.Series{Target: name, Iteration: it, Points: m.Series})
@@ -233,18 +233,11 @@ func (s *Session) Outcome() *Outcome {
 // readReviews reads the review counter; a counter that fails is a
 // warning, and the run goes on without review counts (a zero tally makes
 // ReviewWindow return nil).
-//
-// settle reads until the counts stop moving: after a window the API
-// server may still be recording its last reviews.
-func (s *Session) readReviews(ctx context.Context, settle bool) observe.ReviewTally {
+func (s *Session) readReviews(ctx context.Context) observe.ReviewTally {
 	if s.c.Reviews == nil {
 		return observe.ReviewTally{}
 	}
-	read := s.c.Reviews.Read
-	if settle {
-		read = func(ctx context.Context) (observe.ReviewTally, error) { return observe.ReadSettled(ctx, s.c.Reviews) }
-	}
-	t, err := read(ctx)
+	t, err := s.c.Reviews.Read(ctx)
 	if err != nil {
 		fmt.Fprintf(s.c.Log, "warning: API server reviews not counted: %v\n", err)
 		s.c.Reviews = nil

@@ -100,7 +100,7 @@ func TestOAuthAgainstOIDC(t *testing.T) {
 	}
 	for i := range o.Plan.Targets {
 		if o.Plan.Targets[i].Name == o.Target {
-			o.Plan.Targets[i].Token = &auth.Spec{Pool: &auth.Pool{File: poolSlice(t, 3000, poolSize)}}
+			o.Plan.Targets[i].Token = &auth.Spec{Pool: &auth.Pool{File: poolSlice(t, 5000, poolSize)}}
 		}
 	}
 	o.Plan.Load.Rate, o.Rounds, o.Plan.Load.Duration = rate, 4, plan.Duration(time.Second)

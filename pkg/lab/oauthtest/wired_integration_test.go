@@ -20,6 +20,9 @@ import (
 // the API server's reviews in run.json and the summary.
 func TestReviewsInRunJSON(t *testing.T) {
 	p := labPlan(t, lab.Target3xOAuth)
+	// Tokens no other test of this lab sends: a proxy caches a token's
+	// review for 2 minutes, and a token the ladder test sent to the sidecar's
+	// rung would be answered from its cache here.
 	p.Targets[0].Token = &auth.Spec{Pool: &auth.Pool{File: poolSlice(t, 4000, 5000)}}
 	p.Load = plan.Load{Requests: 300, Concurrency: 8, Iterations: 2}
 	obs, err := runner.Observe(t.Context(), p, runner.ObserveOptions{LabDir: labDir})
