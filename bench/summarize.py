@@ -28,8 +28,8 @@ def parse(name, mode, log):
         lat = r["latency_uncorrected_ms"] if mode == "open" else r["latency_ms"]
         out = dict(reqs=r["requests"], rps=r["requests"] / r["duration_s"],
                    p50=lat["p50"], p90=lat["p90"], p99=lat["p99"], errs=r["requests"] - r["successes"])
-        if r.get("send_lag_ms"):
-            out["lag99"] = r["send_lag_ms"]["p99"]
+        if r.get("send_lag"):
+            out["lag99"] = r["send_lag"]["p99_ms"]
         return out
     if name == "vegeta":
         r = json.loads(txt)
