@@ -86,9 +86,9 @@ func (d *demo) capacity(ctx context.Context, p *plan.Plan, min float64, budget t
 	}
 	if lab.Open(d.o.LabDir).Platform() == lab.PlatformKube && ro.Monitor != nil {
 		// The kube lab samples through Prometheus, which needs Settle
-		// (13 s) after each window: a search of 2 s steps would spend its
-		// budget waiting. Its steps go unsampled; the runs are sampled.
-		fmt.Fprintln(d.o.Log, "==> capacity steps not sampled on the kube lab (Prometheus settles 13 s after each step)")
+		// (4 s) after each window: a search of 2 s steps would spend most
+		// of its budget waiting. Its steps go unsampled; the runs are sampled.
+		fmt.Fprintln(d.o.Log, "==> capacity steps not sampled on the kube lab (its Prometheus settles after each step)")
 		ro.Monitor = nil
 	}
 	co := runner.CapacityOptions{Options: ro, Step: d.o.Step,

@@ -236,6 +236,9 @@ func (s *PrometheusSampler) readCounters(ctx context.Context, i int, start, end 
 	errs := map[string][]error{}
 	for _, c := range s.counters[i] {
 		ss, err := s.counterSamples(ctx, c.selector, start, end)
+		for err == nil && s.stale(ss, end) && s.wait(ctx, s.o.Settle/4) {
+			ss, err = s.counterSamples(ctx, c.selector, start, end)
+		}
 		switch {
 		case err != nil:
 			errs[c.fills] = append(errs[c.fills], fmt.Errorf("raw samples of %s: %w", c.selector, err))
@@ -244,6 +247,27 @@ func (s *PrometheusSampler) readCounters(ctx context.Context, i int, start, end 
 		}
 	}
 	return raw, errs
+}
+
+// lateSettles bounds the wait for a late counter, in Settles past the end.
+const lateSettles = 3
+
+// stale says a counter's newest sample is not past the window's end while
+// a late one may still come. cAdvisor refreshes on its own clock, later on
+// a busy host; without a sample after the end, the window's last seconds
+// would be interpolated from nothing and read as no use at all.
+func (s *PrometheusSampler) stale(ss []sample, end time.Time) bool {
+	return len(ss) > 0 && !ss[len(ss)-1].t.After(end) && s.now().Before(end.Add(lateSettles*s.o.Settle))
+}
+
+// wait sleeps d, or returns false when ctx ends first.
+func (s *PrometheusSampler) wait(ctx context.Context, d time.Duration) bool {
+	select {
+	case <-time.After(d):
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
 // fills is the Point field a metric fills: a rate of CPU is integrated

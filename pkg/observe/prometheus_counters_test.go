@@ -8,8 +8,10 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -247,6 +249,66 @@ func TestCounterSelector(t *testing.T) {
 			sel, fills := counterSelector(tt.metric, tt.query)
 			if sel != tt.wantSel || fills != tt.wantFills {
 				t.Errorf("got %q, %q; want %q, %q", sel, fills, tt.wantSel, tt.wantFills)
+			}
+		})
+	}
+}
+
+// TestPrometheusWaitsForLateCounter: a counter whose newest sample is
+// short of the window's end is read again until one past it lands (as
+// cAdvisor's do on a busy host), and given up on after lateSettles.
+func TestPrometheusWaitsForLateCounter(t *testing.T) {
+	tests := []struct {
+		name     string
+		settle   time.Duration
+		lateFrom int32 // the read from which the late sample is there; 0: never
+		wantCPU  float64
+		minReads int32
+	}{
+		{name: "late sample lands", settle: time.Second, lateFrom: 2, wantCPU: 0.625, minReads: 2},
+		{name: "never lands: given up", settle: 200 * time.Millisecond, wantCPU: 0.5, minReads: 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			end := time.Now()
+			start := end.Add(-4 * time.Second)
+			at := func(d float64) float64 { return float64(start.UnixMilli())/1000 + d }
+			// 0.5 cores from start; the last early sample is 1 s before the
+			// end. The late one shows 1 core since: 2.5 CPU-s in the window,
+			// where the early ones extrapolated give 2.
+			early := []any{`"job":"c"`, at(-1), 0, at(0), 0, at(1.5), 0.75, at(3), 1.5}
+			late := append(slices.Clone(early), at(4.5), 3.0)
+			var reads atomic.Int32
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				r.ParseForm()
+				body := emptyMatrix
+				if strings.HasSuffix(r.URL.Path, "/query") && strings.Contains(r.Form.Get("query"), "process_cpu_seconds_total") {
+					body = matrix(early)
+					if n := reads.Add(1); tt.lateFrom > 0 && n >= tt.lateFrom {
+						body = matrix(late)
+					}
+				}
+				w.Write([]byte(body))
+			}))
+			t.Cleanup(srv.Close)
+			s, err := NewPrometheus(PromOptions{URL: srv.URL, Profile: ProcessProfile(), Settle: tt.settle},
+				[]PromComponent{{Name: "c"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			pts, err := s.QueryRange(context.Background(), start, end)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := time.Since(end); got > lateSettles*tt.settle+time.Second {
+				t.Errorf("returned %v after the end, want at most %d settles (%v) and a read", got, lateSettles, lateSettles*tt.settle)
+			}
+			if n := reads.Load(); n < tt.minReads {
+				t.Errorf("raw samples read %d times, want at least %d", n, tt.minReads)
+			}
+			u := summarize(s.Components()[0], SourcePrometheus, pts[0], window{idleStart: start, idleEnd: start, start: start, end: end})
+			if !near(u.CPUMean, tt.wantCPU, 1e-3) {
+				t.Errorf("mean CPU = %.6f, want %.6f", u.CPUMean, tt.wantCPU)
 			}
 		})
 	}

@@ -54,6 +54,7 @@ func components(dir, hyperkube string, pt Ports, extraAPI []string) []component 
 		{Name: "kubelet", After: []string{"containerd", "kube-apiserver"},
 			Ready: "http://127.0.0.1:" + itoa(pt.KubeletHealthz) + "/healthz", Argv: []string{hyperkube, "kubelet",
 				"--config=" + filepath.Join(dir, "kubelet", "config.yaml"), "--kubeconfig=" + kc("kubelet"),
-				"--root-dir=" + filepath.Join(dir, "kubelet", "root"), "--hostname-override=" + NodeName}},
+				"--root-dir=" + filepath.Join(dir, "kubelet", "root"), "--hostname-override=" + NodeName,
+				"--housekeeping-interval=" + Housekeeping.String()}},
 	}
 }

@@ -267,10 +267,11 @@ func throughput(r *results.Run) float64 {
 func checkThrottled(t *testing.T, r *results.Run) {
 	t.Helper()
 	var usage *results.ComponentUsage
+	var secs float64
 	for _, res := range r.Results {
 		for i, u := range res.Components {
 			if u.Name == lab.CompOAuth2Proxy {
-				usage = &res.Components[i]
+				usage, secs = &res.Components[i], res.DurationS
 			}
 		}
 	}
@@ -280,6 +281,13 @@ func checkThrottled(t *testing.T, r *results.Run) {
 	if usage.CPULimit != 0.05 || usage.Periods == 0 || usage.ThrottledPeriods == 0 {
 		t.Errorf("oauth2-proxy from cAdvisor: limit %v cores, %d of %d periods throttled; want 0.05 and throttling",
 			usage.CPULimit, usage.ThrottledPeriods, usage.Periods)
+	}
+	// Saturated at its limit, the proxy runs in every 100 ms period of the
+	// window at 50m. cAdvisor's 10 s default refresh read a 6 s window as
+	// 25 periods at 36% of the limit; the lab's 1 s refresh, 76 of 77 at 96%.
+	if want := 0.6 * secs * 10; float64(usage.Periods) < want || usage.CPUMean < 0.6*usage.CPULimit {
+		t.Errorf("oauth2-proxy over a %.1f s window at its limit: %d periods, mean %.3f cores; want at least %.0f periods and %.3f cores",
+			secs, usage.Periods, usage.CPUMean, want, 0.6*usage.CPULimit)
 	}
 	for _, f := range r.Findings {
 		if f.Kind == "cpu-throttling" && f.Component == lab.CompOAuth2Proxy {

@@ -24,11 +24,13 @@ import (
 const portPrometheus = "prometheus"
 
 // Prometheus settings: cAdvisor refreshes a container's counters every
-// 10 s (its housekeeping), so a window's last values land up to a scrape
-// plus a housekeeping interval after it ends.
+// cluster.Housekeeping (1 s), so a window's last values land up to a
+// scrape plus a housekeeping interval after it ends; the settle leaves
+// twice that, and the sampler waits longer for a counter still short of
+// the window's end.
 const (
-	scrapeInterval = "2s"
-	promSettle     = "13s"
+	scrapeInterval = "1s"
+	promSettle     = "4s"
 )
 
 // upRun is one Up call.
