@@ -252,12 +252,16 @@ func (s *PrometheusSampler) readCounters(ctx context.Context, i int, start, end 
 // lateSettles bounds the wait for a late counter, in Settles past the end.
 const lateSettles = 3
 
-// stale says a counter's newest sample is not past the window's end while
-// a late one may still come. cAdvisor refreshes on its own clock, later on
-// a busy host; without a sample after the end, the window's last seconds
-// would be interpolated from nothing and read as no use at all.
+// stale says a counter's newest sample is not past the window's end, the
+// counter was rising into it, and a late sample may still come. cAdvisor
+// refreshes on its own clock, later on a busy host; without a sample after
+// the end, the window's last seconds are extrapolated from before them. A
+// counter flat at its last sample is not waited for: cAdvisor refreshes an
+// idle container less often (up to 15 s, jittered to twice that), and flat
+// is what the wait would confirm.
 func (s *PrometheusSampler) stale(ss []sample, end time.Time) bool {
-	return len(ss) > 0 && !ss[len(ss)-1].t.After(end) && s.now().Before(end.Add(lateSettles*s.o.Settle))
+	n := len(ss)
+	return n >= 2 && !ss[n-1].t.After(end) && ss[n-1].v > ss[n-2].v && s.now().Before(end.Add(lateSettles*s.o.Settle))
 }
 
 // wait sleeps d, or returns false when ctx ends first.

@@ -262,11 +262,14 @@ func TestPrometheusWaitsForLateCounter(t *testing.T) {
 		name     string
 		settle   time.Duration
 		lateFrom int32 // the read from which the late sample is there; 0: never
+		idleEnd  bool  // the counter is flat over its last interval
 		wantCPU  float64
-		minReads int32
+		// reads of the raw counter
+		minReads, maxReads int32
 	}{
-		{name: "late sample lands", settle: time.Second, lateFrom: 2, wantCPU: 0.625, minReads: 2},
-		{name: "never lands: given up", settle: 200 * time.Millisecond, wantCPU: 0.5, minReads: 3},
+		{name: "late sample lands", settle: time.Second, lateFrom: 2, wantCPU: 0.625, minReads: 2, maxReads: 5},
+		{name: "never lands: given up", settle: 200 * time.Millisecond, wantCPU: 0.5, minReads: 3, maxReads: 100},
+		{name: "flat into the end: not waited for", settle: time.Second, lateFrom: 2, idleEnd: true, wantCPU: 0.75 / 3, minReads: 1, maxReads: 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -277,6 +280,9 @@ func TestPrometheusWaitsForLateCounter(t *testing.T) {
 			// end. The late one shows 1 core since: 2.5 CPU-s in the window,
 			// where the early ones extrapolated give 2.
 			early := []any{`"job":"c"`, at(-1), 0, at(0), 0, at(1.5), 0.75, at(3), 1.5}
+			if tt.idleEnd {
+				early[len(early)-1] = 0.75
+			}
 			late := append(slices.Clone(early), at(4.5), 3.0)
 			var reads atomic.Int32
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -303,8 +309,8 @@ func TestPrometheusWaitsForLateCounter(t *testing.T) {
 			if got := time.Since(end); got > lateSettles*tt.settle+time.Second {
 				t.Errorf("returned %v after the end, want at most %d settles (%v) and a read", got, lateSettles, lateSettles*tt.settle)
 			}
-			if n := reads.Load(); n < tt.minReads {
-				t.Errorf("raw samples read %d times, want at least %d", n, tt.minReads)
+			if n := reads.Load(); n < tt.minReads || n > tt.maxReads {
+				t.Errorf("raw samples read %d times, want %d to %d", n, tt.minReads, tt.maxReads)
 			}
 			u := summarize(s.Components()[0], SourcePrometheus, pts[0], window{idleStart: start, idleEnd: start, start: start, end: end})
 			if !near(u.CPUMean, tt.wantCPU, 1e-3) {
