@@ -21,14 +21,19 @@ func hostRun(cpus int, proxy, echo, gen float64) *results.Run {
 }
 
 func TestHostContention(t *testing.T) {
-	remote := hostRun(2, 0.9, 0.3, 0.4)
-	for i := range remote.Results {
-		remote.Results[i].Components[0].Source = "prometheus"
-	}
+	remote := remoteRun()
 	capRun := diagFixture(plan.Open, 50, diagIter{rps: 400, mean: 5, p95: 8, ok: 800}, diagIter{rps: 800, mean: 9, p95: 20, ok: 1600})
 	capRun.Kind, capRun.Environment.CPUs = results.KindCapacity, 2
 	capRun.Results[0].TargetRPS, capRun.Results[1].TargetRPS = 400, 800
 	capRun.Results[1].Components = []results.ComponentUsage{diagComp("captest", "backend", 0.9, 1), diagComp("authbench", "load-generator", 0.7, 0.8)}
+	// The note's unflagged case: other tenants kept the host busy while
+	// the sampled components used a fraction of it.
+	neighbours := withHost(hostRun(2, 0.1, 0.05, 0.2), 1.8, 0.1, 0)
+	quiet := withHost(hostRun(2, 0.1, 0.05, 0.2), 0.4, 0.2, 0)
+	unsampled := withHost(diag2x(), 1.7, 0.9, 0.3)
+	for i := range unsampled.Results {
+		unsampled.Results[i].Components = nil
+	}
 	tests := []struct {
 		name  string
 		run   *results.Run
@@ -36,6 +41,13 @@ func TestHostContention(t *testing.T) {
 		share float64 // expected share when want
 		words []string
 	}{
+		{"neighbours busy, components idle", neighbours, true, 0.9, []string{"2 CPUs were 90% busy", "the sampled components 0.35",
+			"processes not sampled 1.45", "Processes other than the run's took 72%"}},
+		{"host quiet", quiet, false, 0, nil},
+		{"pods sampled through Prometheus", withHost(remoteRun(), 1.8, 0.1, 0), true, 0.9, []string{
+			"the 1 components sampled through Prometheus, if they run here, and processes not sampled 1.1"}},
+		{"nothing sampled, host busy", unsampled, true, 0.85, []string{"authbench itself 0.9", "processes not sampled 0.8",
+			"of which 0.3 taken by the hypervisor"}},
 		// The demo's summary: ~1.5 of 2 cores under load.
 		{"demo on 2 CPUs", hostRun(2, 0.7, 0.3, 0.5), true, 0.75, []string{"1.5 of this host's 2 CPUs", "75%", "oauth-proxy 0.7, authbench 0.5, http-echo 0.3"}},
 		{"same load on 8 CPUs", hostRun(8, 0.7, 0.3, 0.5), false, 0, nil},
@@ -88,4 +100,22 @@ func TestHostContentionCaveat(t *testing.T) {
 			}
 		})
 	}
+}
+
+// withHost gives every result of r a host reading of busy cores on 2 CPUs,
+// self of them authbench's and steal of them stolen.
+func withHost(r *results.Run, busy, self, steal float64) *results.Run {
+	for i := range r.Results {
+		r.Results[i].Host = &results.HostCPU{CPUs: 2, Seconds: 5, BusyCores: busy, SelfCores: self, StealCores: steal}
+	}
+	return r
+}
+
+// remoteRun is hostRun with its proxy sampled through Prometheus.
+func remoteRun() *results.Run {
+	r := hostRun(2, 0.9, 0.3, 0.4)
+	for i := range r.Results {
+		r.Results[i].Components[0].Source = "prometheus"
+	}
+	return r
 }

@@ -51,10 +51,14 @@ func (c *componentRuns) pick(f func(results.ComponentUsage) float64) analyze.Var
 // throughput, unlike absolute cores.
 func (s *summaryWriter) resources(t targetRun) {
 	comps := groupComponents(t.results)
-	if len(comps) == 0 {
+	host := hostBusyLine(t.results)
+	if len(comps) == 0 && host == "" {
 		return
 	}
 	s.heading(2, "Resource Utilization")
+	if host != "" {
+		s.printf("%s\n\n", host)
+	}
 	if len(comps) > 1 {
 		s.resourceOverview(comps)
 	}
@@ -171,4 +175,36 @@ func joinInts(xs []int) string {
 		parts[i] = fmt.Sprint(x)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// hostBusyLine says how busy the whole host was over the iterations, and how
+// much of that was authbench: the rest is the lab, the target and the
+// neighbours, which the component tables may not cover. "" when the host
+// was not read.
+func hostBusyLine(rs []results.Result) string {
+	var busy, self, rest []float64
+	cpus := 0
+	for _, r := range rs {
+		if h := r.Host; h != nil && h.CPUs > 0 {
+			cpus = h.CPUs
+			busy = append(busy, h.Share())
+			self = append(self, h.SelfCores)
+			rest = append(rest, math.Max(0, h.BusyCores-h.SelfCores))
+		}
+	}
+	if cpus == 0 {
+		return ""
+	}
+	pct := func(f float64) string { return fmt.Sprintf("%.0f", 100*f) }
+	cores := func(f float64) string { return strings.TrimSuffix(fmtCores(f), " cores") }
+	return fmt.Sprintf("**Host:** %d CPUs, %s%% busy (authbench %s cores; everything else on the host %s cores), from /proc/stat.",
+		cpus, span(describe(busy), pct), span(describe(self), cores), span(describe(rest), cores))
+}
+
+// span prints a variation as its one value or its range.
+func span(v analyze.Variation, f func(float64) string) string {
+	if v.N < 2 || f(v.Min) == f(v.Max) {
+		return f(v.Mean)
+	}
+	return f(v.Min) + "–" + f(v.Max)
 }

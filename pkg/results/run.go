@@ -146,6 +146,9 @@ type Result struct {
 	// APIServer counts the API server's TokenReviews and SARs during the
 	// iteration (issue 15), when a review counter was given.
 	APIServer *APIServerReviews `json:"apiserver,omitempty"`
+	// Host is the whole host's CPU over the phase, when /proc/stat could
+	// be read. Default nil.
+	Host *HostCPU `json:"host,omitempty"`
 	// Unavailable names what the source did not measure, so that a zero
 	// reads "unknown" rather than "zero": Latency keys ("min", "stddev",
 	// "p75", "p90", "p999", "p9999"), "phases" (or "phases.tls", ...),

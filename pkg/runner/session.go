@@ -160,6 +160,7 @@ func (s *Session) Measure(ctx context.Context, i int, name string, it int, spec 
 		}
 	}
 	before := s.readReviews(ctx)
+	host, hostErr := observe.ReadHost("")
 	m, err := s.c.Executor.Execute(ctx, ph)
 	if err != nil {
 		if hlog != nil {
@@ -173,6 +174,9 @@ func (s *Session) Measure(ctx context.Context, i int, name string, it int, spec 
 	if hlog != nil {
 		s.commitLog(hlog, m, &res, hlogName)
 	}
+	if hostErr == nil {
+		res.Host = hostWindow(host)
+	}
 	if s.c.Monitor != nil {
 		res.Components = s.c.Monitor.Usage(res.Start, res.End, res.Requests)
 	}
@@ -182,6 +186,17 @@ func (s *Session) Measure(ctx context.Context, i int, name string, it int, spec 
 	s.Run.Results = append(s.Run.Results, res)
 	s.Timeline.Series = append(s.Timeline.Series, results.Series{Target: name, Iteration: it, Points: m.Series})
 	return m, m.Partial || ctx.Err() != nil
+}
+
+// hostWindow is the host's CPU from reading a to now; nil when /proc/stat
+// cannot be read (not Linux), which the host-contention finding then reads
+// as unknown.
+func hostWindow(a observe.HostReading) *results.HostCPU {
+	b, err := observe.ReadHost("")
+	if err != nil {
+		return nil
+	}
+	return observe.HostWindow(a, b)
 }
 
 // commitLog moves a complete histogram log into place and names it in
