@@ -64,6 +64,8 @@ func TestCapacityRunsInCompareAndHistory(t *testing.T) {
 		{"capacity comparison as html", []string{"compare", a, b, "-o", "html"}, ExitOK, []string{"<html", "P99 against offered load"}, ""},
 		{"history lists capacity searches apart", []string{"history", "--out", runs}, ExitOK,
 			[]string{"History of api (3 runs)", "History of api (capacity) (2 runs)", "capacity found"}, ""},
+		{"history as json", []string{"history", "--out", runs, "-o", "json"}, ExitOK,
+			[]string{`"runs": [`, `"target": "api"`, `"kind": "capacity"`, `"run_name": "nightly"`}, ""},
 		{"regressions follow the capacity", []string{"regressions", "--out", runs, "--metric", "throughput", "-o", "json"}, ExitOK,
 			[]string{`"change_points": []`}, ""},
 	}

@@ -27,7 +27,7 @@ func newHistoryCmd(s streams) *cobra.Command {
 		Long: `history lists the runs of the local index (--source local, the default) or of
 an OpenSearch/Elasticsearch index (--source opensearch, the --opensearch* flags
 as publish takes them). -o html draws each target's trend with the change
-points regressions finds marked.`,
+points regressions finds marked; -o json prints the rows for scripts.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if o.reindex {
@@ -42,15 +42,18 @@ points regressions finds marked.`,
 			if err != nil {
 				return err
 			}
-			if o.format.value == formatHTML {
+			switch o.format.value {
+			case formatHTML:
 				return writeHistoryHTML(s.out, pts)
+			case formatJSON:
+				return report.HistoryJSON(s.out, pts)
 			}
 			return report.HistoryPointsText(s.out, pts)
 		},
 	}
 	f := cmd.Flags()
 	addOutDirFlag(cmd, &o.out)
-	addFormatFlag(cmd, &o.format, "html is a self-contained page with the change points marked", formatText, formatHTML)
+	addFormatFlag(cmd, &o.format, "html is a self-contained page with the change points marked; json for scripts", formatText, formatHTML, formatJSON)
 	f.StringVar(&o.source, "source", "local", "where the history is: local (the runs directory's index) or opensearch")
 	f.StringVar(&o.query.Target, "target", "", "only this target")
 	f.StringVar(&o.query.Run, "name", "", "only runs with this name")

@@ -200,6 +200,21 @@ func HistoryRows(pts []analyze.HistoryPoint) []store.HistoryRow {
 	return out
 }
 
+// HistoryJSON is `history -o json`: {"runs": [...]}, one element per run
+// and target, oldest first as in the text, each the index's row with the
+// backend's fingerprint and, for a capacity search, its kind and SLO.
+func HistoryJSON(w io.Writer, pts []analyze.HistoryPoint) error {
+	out := struct {
+		Runs []analyze.HistoryPoint `json:"runs"`
+	}{Runs: pts}
+	if out.Runs == nil {
+		out.Runs = []analyze.HistoryPoint{}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
 // HistoryPointsText is `history`'s text: HistoryText of HistoryRows, with
 // a note on what a capacity search's row holds.
 func HistoryPointsText(w io.Writer, pts []analyze.HistoryPoint) error {
