@@ -3,7 +3,6 @@ package auth
 import (
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/authbench/authbench/internal/capool"
 	"github.com/authbench/authbench/pkg/redact"
 )
 
@@ -39,16 +39,9 @@ const (
 func providerClient(cfg *OIDC) (*http.Client, error) {
 	tc := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: cfg.Insecure} //nolint:gosec // opt-in
 	if cfg.CACert != "" {
-		pem, err := os.ReadFile(cfg.CACert)
+		pool, err := capool.File(cfg.CACert, true)
 		if err != nil {
 			return nil, fmt.Errorf("reading oidc cacert: %w", err)
-		}
-		pool, err := x509.SystemCertPool()
-		if err != nil {
-			pool = x509.NewCertPool()
-		}
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("reading oidc cacert %s: no PEM certificate found", cfg.CACert)
 		}
 		tc.RootCAs = pool
 	}

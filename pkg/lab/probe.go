@@ -3,26 +3,22 @@ package lab
 import (
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/authbench/authbench/internal/capool"
 )
 
 // newLabClient is an HTTP client trusting the lab CA. Keep-alive is off so
 // probes leave no idle connections in the components' books.
 func newLabClient(caFile string) (*http.Client, error) {
-	pem, err := os.ReadFile(caFile)
+	pool, err := capool.File(caFile, false)
 	if err != nil {
 		return nil, fmt.Errorf("reading lab CA: %w", err)
-	}
-	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(pem) {
-		return nil, fmt.Errorf("reading lab CA %s: no certificate", caFile)
 	}
 	return &http.Client{
 		Timeout: 10 * time.Second,

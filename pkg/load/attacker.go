@@ -2,14 +2,13 @@ package load
 
 import (
 	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
-	"os"
 	"time"
 
+	"github.com/authbench/authbench/internal/capool"
 	"github.com/authbench/authbench/pkg/plan"
 )
 
@@ -73,16 +72,9 @@ func (a *Attacker) Close() {
 func tlsConfig(c plan.Client) (*tls.Config, error) {
 	cfg := &tls.Config{InsecureSkipVerify: c.Insecure} // #nosec G402 -- only when the user asks
 	if c.CACert != "" {
-		pem, err := os.ReadFile(c.CACert)
+		pool, err := capool.File(c.CACert, true)
 		if err != nil {
 			return nil, fmt.Errorf("loading ca certificate: %w", err)
-		}
-		pool, err := x509.SystemCertPool()
-		if err != nil {
-			pool = x509.NewCertPool()
-		}
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("loading ca certificate: no PEM certificate in %s", c.CACert)
 		}
 		cfg.RootCAs = pool
 	}

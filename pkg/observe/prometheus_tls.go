@@ -2,12 +2,11 @@ package observe
 
 import (
 	"crypto/tls"
-	"crypto/x509"
 	"fmt"
 	"net/http"
-	"os"
 	"time"
 
+	"github.com/authbench/authbench/internal/capool"
 	"github.com/authbench/authbench/pkg/plan"
 )
 
@@ -20,16 +19,9 @@ const promTimeout = 30 * time.Second
 func promClient(p *plan.Prometheus) (*http.Client, error) {
 	tc := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: p.Insecure} //nolint:gosec // opt-in
 	if p.CACert != "" {
-		pem, err := os.ReadFile(p.CACert)
+		pool, err := capool.File(p.CACert, true)
 		if err != nil {
 			return nil, fmt.Errorf("reading prometheus cacert: %w", err)
-		}
-		pool, err := x509.SystemCertPool()
-		if err != nil {
-			pool = x509.NewCertPool()
-		}
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("reading prometheus cacert %s: no PEM certificate found", p.CACert)
 		}
 		tc.RootCAs = pool
 	}

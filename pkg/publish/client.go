@@ -10,9 +10,9 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
 
+	"github.com/authbench/authbench/internal/capool"
 	"github.com/authbench/authbench/pkg/auth"
 )
 
@@ -67,16 +67,9 @@ func NewClient(ctx context.Context, cfg Config) (*Client, error) {
 
 // caPool is the system pool plus the PEM file's certificates.
 func caPool(file string) (*x509.CertPool, error) {
-	pem, err := os.ReadFile(file)
+	pool, err := capool.File(file, true)
 	if err != nil {
 		return nil, fmt.Errorf("reading opensearch CA: %w", err)
-	}
-	pool, err := x509.SystemCertPool()
-	if err != nil || pool == nil {
-		pool = x509.NewCertPool()
-	}
-	if !pool.AppendCertsFromPEM(pem) {
-		return nil, fmt.Errorf("reading opensearch CA %s: no PEM certificate in it", file)
 	}
 	return pool, nil
 }

@@ -3,13 +3,13 @@ package cluster
 import (
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"time"
+
+	"github.com/authbench/authbench/internal/capool"
 )
 
 // Client is a minimal admin client of the cluster's API (the admin cert),
@@ -26,12 +26,10 @@ func NewClient(dir string, port int) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("loading the admin credential: %w", err)
 	}
-	ca, err := os.ReadFile(p.pki("ca.crt"))
+	pool, err := capool.File(p.pki("ca.crt"), false)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("reading the cluster's CA: %w", err)
 	}
-	pool := x509.NewCertPool()
-	pool.AppendCertsFromPEM(ca)
 	tr := &http.Transport{TLSClientConfig: &tls.Config{Certificates: []tls.Certificate{cert}, RootCAs: pool}}
 	return &Client{Server: fmt.Sprintf("https://127.0.0.1:%d", port), HTTP: &http.Client{Transport: tr, Timeout: 30 * time.Second}}, nil
 }

@@ -3,7 +3,6 @@ package deploy
 import (
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"encoding/base64"
 	"fmt"
 	"io"
@@ -14,6 +13,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/authbench/authbench/internal/capool"
 )
 
 // Client talks to one cluster's API with the credential of a kubeconfig.
@@ -93,8 +94,9 @@ func FromKubeconfigContext(path, context string) (*Client, error) {
 			return nil, fmt.Errorf("%s: cluster %s: %w", path, clusterName, err)
 		}
 		if len(ca) > 0 {
-			tc.RootCAs = x509.NewCertPool()
-			tc.RootCAs.AppendCertsFromPEM(ca)
+			if tc.RootCAs, err = capool.PEM(ca, "the certificate authority of cluster "+clusterName); err != nil {
+				return nil, fmt.Errorf("%s: %w", path, err)
+			}
 		}
 	}
 	if c.Server == "" {

@@ -3,13 +3,14 @@ package deploy
 import (
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"strings"
 	"time"
+
+	"github.com/authbench/authbench/internal/capool"
 )
 
 // Stream GETs path and returns the open body, for responses that do not
@@ -55,12 +56,10 @@ func InCluster(server string) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the pod's ServiceAccount token: %w", err)
 	}
-	ca, err := os.ReadFile(ServiceAccountDir + "/ca.crt")
+	pool, err := capool.File(ServiceAccountDir+"/ca.crt", false)
 	if err != nil {
 		return nil, fmt.Errorf("reading the cluster's CA: %w", err)
 	}
-	pool := x509.NewCertPool()
-	pool.AppendCertsFromPEM(ca)
 	tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}
 	return &Client{Server: strings.TrimSuffix(server, "/"), token: strings.TrimSpace(string(tok)),
 		HTTP: &http.Client{Timeout: 30 * time.Second, Transport: tr}}, nil

@@ -4,28 +4,24 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
 	"time"
+
+	"github.com/authbench/authbench/internal/capool"
 )
 
 // HTTPClient returns a client that trusts only c's CA and talks to Keycloak
 // on 127.0.0.1. Callers that need a token from the lab realm can use it.
 func HTTPClient(c Config) (*http.Client, error) {
 	c = c.WithDefaults()
-	pem, err := os.ReadFile(c.CAFile)
+	pool, err := capool.File(c.CAFile, false)
 	if err != nil {
 		return nil, fmt.Errorf("reading keycloak CA file: %w", err)
-	}
-	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(pem) {
-		return nil, fmt.Errorf("reading keycloak CA file %s: no PEM certificate found", c.CAFile)
 	}
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.Proxy = nil // the lab is loopback only; an HTTPS_PROXY must not see it

@@ -3,17 +3,16 @@ package kubeplatform
 import (
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/authbench/authbench/internal/capool"
 	"github.com/authbench/authbench/pkg/kube/cluster"
 	"github.com/authbench/authbench/pkg/lab"
 	"github.com/authbench/authbench/pkg/lab/keycloak"
@@ -129,12 +128,10 @@ func passwordGrant(ctx context.Context, hc *http.Client, kc keycloak.Config, use
 
 // apiClient trusts the cluster's CA (the apiserver's serving certificate).
 func apiClient(cl *cluster.Cluster) (*http.Client, error) {
-	pem, err := os.ReadFile(filepath.Join(cl.Dir, "pki", "ca.crt"))
+	pool, err := capool.File(filepath.Join(cl.Dir, "pki", "ca.crt"), false)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("reading the cluster's CA: %w", err)
 	}
-	pool := x509.NewCertPool()
-	pool.AppendCertsFromPEM(pem)
 	return &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}, nil
 }
 

@@ -3,12 +3,12 @@ package kubeplatform
 import (
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"fmt"
 	"net/http"
 	"os"
 	"time"
 
+	"github.com/authbench/authbench/internal/capool"
 	"github.com/authbench/authbench/pkg/kube/cluster"
 	"github.com/authbench/authbench/pkg/kube/deploy"
 	"github.com/authbench/authbench/pkg/kube/manifests"
@@ -164,13 +164,9 @@ func StackLimits(limits []lab.Limit) map[string]map[string]string {
 
 // labClient trusts only the lab's CA.
 func labClient(caFile string) (*http.Client, error) {
-	pem, err := os.ReadFile(caFile)
+	pool, err := capool.File(caFile, false)
 	if err != nil {
-		return nil, err
-	}
-	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(pem) {
-		return nil, fmt.Errorf("no certificate in %s", caFile)
+		return nil, fmt.Errorf("reading lab CA: %w", err)
 	}
 	tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}
 	return &http.Client{Transport: tr, Timeout: 10 * time.Second}, nil
