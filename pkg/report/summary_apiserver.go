@@ -21,7 +21,7 @@ func (s *summaryWriter) apiserver(t targetRun) {
 		return
 	}
 	s.heading(2, "API Server Reviews")
-	s.printf("| Iteration | Requests | TokenReviews | SubjectAccessReviews | Reviews per Request | API Server ms per Request | Mean Review |\n")
+	s.printf("| %s | Requests | TokenReviews | SubjectAccessReviews | Reviews per Request | API Server ms per Request | Mean Review |\n", s.unit())
 	s.printf("|-----------|----------|--------------|----------------------|---------------------|---------------------------|-------------|\n")
 	for _, r := range rs {
 		a := r.APIServer
@@ -33,7 +33,7 @@ func (s *summaryWriter) apiserver(t targetRun) {
 	s.printf("\nCounted from the API server's %s. ", sourceText(last.Source))
 	s.printf("A proxy whose cache answers makes a handful of reviews per run; reviews in proportion to requests mean every request waits for round trips to the API server.\n\n")
 	if callers := callerLine(last); callers != "" {
-		s.printf("Callers in iteration %d: %s.\n\n", rs[len(rs)-1].Iteration, callers)
+		s.printf("Callers in %s %d: %s.\n\n", strings.ToLower(s.unit()), rs[len(rs)-1].Iteration, callers)
 	}
 }
 

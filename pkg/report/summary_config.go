@@ -33,6 +33,10 @@ func (s *summaryWriter) iterations() int {
 
 // loadConfig lists the load parameters shared by all targets.
 func (s *summaryWriter) loadConfig() {
+	if s.isCapacity() {
+		s.capacityConfig()
+		return
+	}
 	l := s.run.Plan.Load
 	switch {
 	case l.Duration > 0:

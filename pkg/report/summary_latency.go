@@ -72,6 +72,13 @@ func (s *summaryWriter) latency(t targetRun) {
 		s.printf("No iteration completed for this target.\n\n")
 		return
 	}
+	if s.isCapacity() {
+		s.capacitySteps(t)
+		if hasOpen(t.results) {
+			s.openLoop(t.results)
+		}
+		return
+	}
 	s.heading(3, "Performance Summary")
 	s.printf("| Iteration | P50 | P95 | P99 | Throughput | Success Rate | Status |\n")
 	s.printf("|-----------|-----|-----|-----|------------|--------------|--------|\n")
@@ -105,7 +112,7 @@ func (s *summaryWriter) openLoop(rs []results.Result) {
 	s.printf("Corrected latency counts from each request's intended send time; uncorrected from when it was " +
 		"actually sent. A large gap means requests waited to be sent — the delay a closed loop would hide " +
 		"(coordinated omission). Late sends left after their scheduled time.\n\n")
-	s.printf("| Iteration | Target Rate | Achieved Rate | Late Sends | P99 Corrected | P99 Uncorrected |\n")
+	s.printf("| %s | Target Rate | Achieved Rate | Late Sends | P99 Corrected | P99 Uncorrected |\n", s.unit())
 	s.printf("|-----------|-------------|---------------|------------|---------------|-----------------|\n")
 	for _, r := range rs {
 		achieved := notMeasured
@@ -140,7 +147,7 @@ func (s *summaryWriter) sendLag(rs []results.Result) {
 	var lines []string
 	for _, r := range rs {
 		if l := r.SendLag; l != nil {
-			lines = append(lines, fmt.Sprintf("iteration %d: P50 %s, P99 %s, max %s", r.Iteration,
+			lines = append(lines, fmt.Sprintf("%s %d: P50 %s, P99 %s, max %s", strings.ToLower(s.unit()), r.Iteration,
 				fmtLatency(l.P50Ms), fmtLatency(l.P99Ms), fmtLatency(l.MaxMs)))
 		}
 	}

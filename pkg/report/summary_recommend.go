@@ -12,6 +12,11 @@ import (
 func (s *summaryWriter) recommendations(t targetRun) {
 	capPlan := s.capacityFor(t.name)
 	ok := successful(t.results)
+	if s.isCapacity() {
+		// The SLO was the search's input, and its steps past capacity
+		// would make the worst iteration the target.
+		ok = nil
+	}
 	if len(ok) == 0 && capPlan == nil {
 		return
 	}

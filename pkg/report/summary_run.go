@@ -93,6 +93,9 @@ func (s *summaryWriter) slo(t targetRun) {
 		return
 	}
 	s.heading(2, "SLO Results")
+	if s.isCapacity() {
+		s.printf("At the capacity found: its passing steps (the search's verdict on every step is under Search Steps).\n\n")
+	}
 	passed := 0
 	s.printf("| Objective | Limit | Measured | Result |\n")
 	s.printf("|-----------|-------|----------|--------|\n")
