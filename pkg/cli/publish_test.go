@@ -68,7 +68,8 @@ func TestHistoryCommand(t *testing.T) {
 	}{
 		{"text", nil, ExitOK, []string{"History of api (20 runs)", "Trend"}},
 		{"html marks the change point", []string{"-o", "html"}, ExitOK, []string{"<html", "regression (current)", `"marks":[{`}},
-		{"bad format", []string{"-o", "json"}, ExitError, nil},
+		{"bad format", []string{"-o", "yaml"}, ExitError, nil},
+		{"json", []string{"-o", "json"}, ExitOK, []string{`"runs": [`, `"run_name": "nightly"`}},
 		{"bad source", []string{"--source", "s3"}, ExitError, nil},
 		{"opensearch without a server", []string{"--source", "opensearch"}, ExitError, nil},
 		{"reindex is local", []string{"--source", "opensearch", "--reindex"}, ExitError, nil},
