@@ -311,6 +311,7 @@ func pairChecks(a, b *Side, withinRun bool) []check {
 	if a.Model == plan.Open && b.Model == plan.Open && a.Rate != b.Rate {
 		out = append(out, check{"rate", fmt.Sprintf("Different rate: %g req/s for %s vs %g req/s for %s.", a.Rate, a.Label, b.Rate, b.Label), true})
 	}
+	out = append(out, neighbourCheck(a, b)...)
 	if withinRun {
 		return out
 	}

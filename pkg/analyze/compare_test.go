@@ -438,3 +438,47 @@ func TestFormatters(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareNeighbours: a run beside other work on its host, compared
+// with one on a quiet host, gets a warning naming it; two quiet runs, two
+// busy ones, or a run without host readings do not.
+func TestCompareNeighbours(t *testing.T) {
+	host := func(r *results.Run, busy float64) {
+		for i := range r.Results {
+			r.Results[i].Host = &results.HostCPU{CPUs: 2, Seconds: 5, BusyCores: busy, SelfCores: 0.3}
+		}
+	}
+	tests := []struct {
+		name       string
+		aBusy      float64 // host busy cores of the baseline, 0: not read
+		bBusy      float64
+		want       bool
+		wantInText string
+	}{
+		{"baseline quiet, other beside a build", 0.4, 1.9, true, "again ran beside other work on its host: processes no sampler watched took 80%"},
+		{"baseline beside a build", 1.9, 0.4, true, "2.x ran beside other work"},
+		{"both quiet", 0.4, 0.5, false, ""},
+		{"both busy", 1.9, 1.8, false, ""},
+		{"not read on one side", 0, 1.9, false, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a, b := seed2x(), seed2x()
+			b.Name = "again"
+			if tt.aBusy > 0 {
+				host(a, tt.aBusy)
+			}
+			host(b, tt.bBusy)
+			c := mustCompare(t, []*results.Run{a, b}, CompareOptions{})
+			var got string
+			for _, w := range c.Warnings {
+				if w.Kind == "neighbours" {
+					got = w.Message
+				}
+			}
+			if (got != "") != tt.want || !strings.Contains(got, tt.wantInText) {
+				t.Errorf("neighbours warning %q, want %v containing %q (all: %+v)", got, tt.want, tt.wantInText, c.Warnings)
+			}
+		})
+	}
+}
