@@ -54,4 +54,3 @@ func remoteSampled(s *Side) bool {
 	}
 	return false
 }
-
