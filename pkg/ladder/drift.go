@@ -8,6 +8,10 @@ import (
 	"github.com/authbench/authbench/pkg/results"
 )
 
+// DriftNote starts the note that flags a rung's drifting rounds: the
+// ladder's own word that its intervals may not cover what drifted.
+const DriftNote = "Drift:"
+
 // driftNotes flag the rounds whose median is far from the same rung's
 // other rounds (more than twice their median, or under half of it, and
 // at least a millisecond away): a stall of the host or a warming cache.
@@ -35,7 +39,7 @@ func driftNotes(res []results.Result, slots []*slot) []string {
 			}
 		}
 		if len(odd) > 0 {
-			notes = append(notes, fmt.Sprintf("Drift: %s's median latency was %.3g ms over its rounds but %s; "+
+			notes = append(notes, fmt.Sprintf(DriftNote+" %s's median latency was %.3g ms over its rounds but %s; "+
 				"the intervals widen with it, but few rounds measure drift poorly — re-run, or run more rounds.", s.layer, m, strings.Join(odd, ", ")))
 		}
 	}
