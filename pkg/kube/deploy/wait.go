@@ -22,7 +22,11 @@ func WaitAvailable(ctx context.Context, c *Client, objs []manifests.Object) erro
 		for !deploymentAvailable(ctx, c, p) {
 			select {
 			case <-ctx.Done():
-				return fmt.Errorf("waiting for Deployment %s/%s: %w", manifests.Namespace(o), manifests.Name(o), ctx.Err())
+				ns, name := manifests.Namespace(o), manifests.Name(o)
+				if why := whyNotReady(ctx, c, ns, name); why != "" {
+					return fmt.Errorf("waiting for Deployment %s/%s (%s): %w", ns, name, why, ctx.Err())
+				}
+				return fmt.Errorf("waiting for Deployment %s/%s: %w", ns, name, ctx.Err())
 			case <-time.After(200 * time.Millisecond):
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"net"
 	"os"
 	"os/exec"
@@ -52,7 +53,7 @@ func TestPodsPrometheus(t *testing.T) {
 	dir := t.TempDir()
 	t.Cleanup(func() { exec.Command(bin, "lab", "down", "--lab-dir", dir).Run() })
 	start := time.Now()
-	cli(t, bin, "lab", "up", "--platform", "kube", "--stack", "2x", "--lab-dir", dir)
+	labUp(t, bin, dir)
 	t.Logf("lab up --platform kube --stack 2x: %.1fs", time.Since(start).Seconds())
 	var st lab.State
 	if b, err := os.ReadFile(filepath.Join(dir, lab.StateFile)); err != nil || json.Unmarshal(b, &st) != nil || st.Prometheus == nil {
@@ -66,6 +67,48 @@ func TestPodsPrometheus(t *testing.T) {
 	gens := checkGenerators(t, run)
 
 	checkTLSPrometheus(t, st, run, gens)
+}
+
+// labUp brings the kube lab up in dir. On failure it logs the tail of
+// every log the lab wrote (kubelet, containerd, pods), which the test's
+// temporary directory would take with it, and tries once more: once in
+// CI a Deployment was not available after 3 minutes and nothing said why.
+// This test is about reading pods through Prometheus; TestKubeLab holds
+// lab up to its word.
+func labUp(t *testing.T, bin, dir string) {
+	t.Helper()
+	var err error
+	var errb bytes.Buffer
+	for attempt := 1; attempt <= 2; attempt++ {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		errb.Reset()
+		cmd := exec.CommandContext(ctx, bin, "lab", "up", "--platform", "kube", "--stack", "2x", "--lab-dir", dir)
+		cmd.Stderr = &errb
+		err = cmd.Run()
+		cancel()
+		if err == nil {
+			return
+		}
+		t.Logf("lab up, attempt %d: %v\nstderr:\n%s", attempt, err, errb.String())
+		filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".log") {
+				t.Logf("%s, last lines:\n%s", p, tail(p, 25))
+			}
+			return nil
+		})
+		exec.Command(bin, "lab", "down", "--lab-dir", dir).Run()
+	}
+	t.Fatalf("authbench lab up --platform kube --stack 2x failed twice: %v", err)
+}
+
+// tail is the last n lines of a file.
+func tail(path string, n int) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err.Error()
+	}
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
 
 // cli runs authbench and returns its stdout and stderr, failing on an error.
