@@ -17,8 +17,8 @@ const serviceIP = "10.96.0.1"
 // Housekeeping is how often the kubelet's cAdvisor refreshes a container's
 // counters. The kubelet's default, 10 s (backing off to 15 s), is longer
 // than the windows a lab measures: a 6 s run between two refreshes showed
-// 25 of its 60 throttled periods and a third of its CPU. Reading cgroups
-// every second costs the kubelet about a percent of a core.
+// 25 of its ~60 CFS periods and a third of its CPU. What reading the
+// cgroups every second costs the kubelet was not measured apart.
 const Housekeeping = time.Second
 
 // Options say how Up builds the cluster.
