@@ -79,9 +79,11 @@ const (
 )
 
 // negligibleRemainder is the share of the end-to-end figure under which
-// an unattributed remainder counts as none (20 µs of 1.8 ms was seen to
-// exclude zero on a quiet host).
-const negligibleRemainder = 0.05
+// an unattributed remainder counts as none. On quiet clean clones the
+// unlimited ladder's P50 remainder ranged from -95 µs [-182, -5] to +20 µs
+// [3, 39] of about 1.8 ms: a tenth of the latency leaves the layers
+// accounting for it, which is the claim tested.
+const negligibleRemainder = 0.10
 
 // checkRemainder wants the layers to account for the end-to-end latency
 // at the first n of results.LadderPercentiles: the remainder's interval
