@@ -5,6 +5,7 @@
 package capool
 
 import (
+	"crypto/tls"
 	"crypto/x509"
 	"fmt"
 	"os"
@@ -38,4 +39,19 @@ func PEM(pem []byte, from string) (*x509.CertPool, error) {
 		return nil, fmt.Errorf("no PEM certificate in %s", from)
 	}
 	return pool, nil
+}
+
+// TLSConfig is a client's TLS configuration: the host's CAs plus caFile's
+// when given, or no verification at all when insecure (the user's opt-in).
+// TLS 1.2 is the least it accepts, as Go's client default.
+func TLSConfig(caFile string, insecure bool) (*tls.Config, error) {
+	tc := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: insecure} //nolint:gosec // opt-in
+	if caFile != "" {
+		pool, err := File(caFile, true)
+		if err != nil {
+			return nil, err
+		}
+		tc.RootCAs = pool
+	}
+	return tc, nil
 }

@@ -4,6 +4,7 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
@@ -64,5 +65,36 @@ func TestFile(t *testing.T) {
 	if _, err := PEM([]byte("junk"), "the kubeconfig's certificate-authority-data"); err == nil ||
 		!strings.Contains(err.Error(), "certificate-authority-data") {
 		t.Errorf("PEM of junk: %v", err)
+	}
+}
+
+func TestTLSConfig(t *testing.T) {
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	os.WriteFile(ca, selfSigned(t), 0o600)
+	tests := []struct {
+		name      string
+		file      string
+		insecure  bool
+		wantPool  bool
+		wantError bool
+	}{
+		{name: "system CAs", file: ""},
+		{name: "plus a CA file", file: ca, wantPool: true},
+		{name: "insecure, as asked", insecure: true},
+		{name: "missing CA file", file: ca + ".nope", wantError: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tc, err := TLSConfig(tt.file, tt.insecure)
+			if (err != nil) != tt.wantError {
+				t.Fatalf("err = %v, want error %v", err, tt.wantError)
+			}
+			if err != nil {
+				return
+			}
+			if (tc.RootCAs != nil) != tt.wantPool || tc.InsecureSkipVerify != tt.insecure || tc.MinVersion != tls.VersionTLS12 {
+				t.Errorf("config %+v", tc)
+			}
+		})
 	}
 }

@@ -2,10 +2,10 @@ package analyze
 
 import "fmt"
 
-// Neighbours is the busiest share of a side's host CPUs that processes
+// neighbours is the busiest share of a side's host CPUs that processes
 // other than the run's took in one of its iterations, from /proc/stat (see
 // HostLoad.Others); ok is false when no iteration read the host.
-func Neighbours(s *Side) (share float64, iteration int, ok bool) {
+func neighbours(s *Side) (share float64, iteration int, ok bool) {
 	for _, r := range s.Results {
 		if r.Host == nil || r.Host.CPUs <= 0 {
 			continue
@@ -26,8 +26,8 @@ func neighbourCheck(a, b *Side) []check {
 	if remoteSampled(a) || remoteSampled(b) {
 		return nil
 	}
-	sa, ia, oka := Neighbours(a)
-	sb, ib, okb := Neighbours(b)
+	sa, ia, oka := neighbours(a)
+	sb, ib, okb := neighbours(b)
 	if !oka || !okb {
 		return nil
 	}

@@ -2,7 +2,6 @@ package auth
 
 import (
 	"context"
-	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -37,13 +36,9 @@ const (
 
 // providerClient trusts the system's CAs plus CACert, unless Insecure.
 func providerClient(cfg *OIDC) (*http.Client, error) {
-	tc := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: cfg.Insecure} //nolint:gosec // opt-in
-	if cfg.CACert != "" {
-		pool, err := capool.File(cfg.CACert, true)
-		if err != nil {
-			return nil, fmt.Errorf("reading oidc cacert: %w", err)
-		}
-		tc.RootCAs = pool
+	tc, err := capool.TLSConfig(cfg.CACert, cfg.Insecure)
+	if err != nil {
+		return nil, fmt.Errorf("reading oidc cacert: %w", err)
 	}
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.TLSClientConfig = tc

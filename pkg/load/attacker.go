@@ -70,13 +70,9 @@ func (a *Attacker) Close() {
 }
 
 func tlsConfig(c plan.Client) (*tls.Config, error) {
-	cfg := &tls.Config{InsecureSkipVerify: c.Insecure} // #nosec G402 -- only when the user asks
-	if c.CACert != "" {
-		pool, err := capool.File(c.CACert, true)
-		if err != nil {
-			return nil, fmt.Errorf("loading ca certificate: %w", err)
-		}
-		cfg.RootCAs = pool
+	cfg, err := capool.TLSConfig(c.CACert, c.Insecure)
+	if err != nil {
+		return nil, fmt.Errorf("loading ca certificate: %w", err)
 	}
 	if c.Cert != "" || c.Key != "" {
 		if c.Cert == "" || c.Key == "" {

@@ -236,7 +236,7 @@ func (s *PrometheusSampler) readCounters(ctx context.Context, i int, start, end 
 	errs := map[string][]error{}
 	for _, c := range s.counters[i] {
 		ss, err := s.counterSamples(ctx, c.selector, start, end)
-		for err == nil && s.stale(ss, end) && s.wait(ctx, s.o.Settle/4) {
+		for err == nil && s.stale(ss, end) && pause(ctx, s.o.Settle/4) {
 			ss, err = s.counterSamples(ctx, c.selector, start, end)
 		}
 		switch {
@@ -264,8 +264,8 @@ func (s *PrometheusSampler) stale(ss []sample, end time.Time) bool {
 	return n >= 2 && !ss[n-1].t.After(end) && ss[n-1].v > ss[n-2].v && s.now().Before(end.Add(lateSettles*s.o.Settle))
 }
 
-// wait sleeps d, or returns false when ctx ends first.
-func (s *PrometheusSampler) wait(ctx context.Context, d time.Duration) bool {
+// pause sleeps d, or returns false when ctx ends first.
+func pause(ctx context.Context, d time.Duration) bool {
 	select {
 	case <-time.After(d):
 		return true

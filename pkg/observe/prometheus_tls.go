@@ -1,7 +1,6 @@
 package observe
 
 import (
-	"crypto/tls"
 	"fmt"
 	"net/http"
 	"time"
@@ -17,13 +16,9 @@ const promTimeout = 30 * time.Second
 // verified against the system's CAs plus CACert, unless Insecure (as
 // OpenShift's Thanos querier, served with the cluster's service CA, needs).
 func promClient(p *plan.Prometheus) (*http.Client, error) {
-	tc := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: p.Insecure} //nolint:gosec // opt-in
-	if p.CACert != "" {
-		pool, err := capool.File(p.CACert, true)
-		if err != nil {
-			return nil, fmt.Errorf("reading prometheus cacert: %w", err)
-		}
-		tc.RootCAs = pool
+	tc, err := capool.TLSConfig(p.CACert, p.Insecure)
+	if err != nil {
+		return nil, fmt.Errorf("reading prometheus cacert: %w", err)
 	}
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.TLSClientConfig = tc
