@@ -7,6 +7,7 @@ import (
 
 	"github.com/authbench/authbench/pkg/demo"
 	"github.com/authbench/authbench/pkg/lab"
+	"github.com/authbench/authbench/pkg/stacks"
 )
 
 func init() { register(newDemoCmd) }
@@ -21,7 +22,7 @@ type demoOptions struct {
 }
 
 func newDemoCmd(s streams) *cobra.Command {
-	o := &demoOptions{stacks: stacksValue{stacks: []string{lab.Stack2x, lab.Stack3x}}}
+	o := &demoOptions{stacks: stacksValue{stacks: []string{stacks.Stack2x, stacks.Stack3x}}}
 	cmd := &cobra.Command{
 		Use:   "demo",
 		Short: "Tell the seeds' story on the lab: closed loop, capacity under an SLO, a CPU limit, the ladder",
@@ -41,7 +42,7 @@ Details go to the run directories under --out. Run 'authbench lab install'
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.Limits, o.Stacks, o.Version, o.Stdout, o.Log = o.limits.limits, o.stacks.stacks, Version, s.out, s.err
-			o.SLO, o.Platform = o.slo.slo, o.platform.name
+			o.SLO, o.Platform, o.Platforms = o.slo.slo, o.platform.name, labPlatforms()
 			if len(o.misconfig.limits) > 0 {
 				o.Limit = &o.misconfig.limits[len(o.misconfig.limits)-1]
 			}
@@ -61,7 +62,7 @@ Details go to the run directories under --out. Run 'authbench lab install'
 	f.Var(&o.misconfig, "misconfigure", "COMPONENT=CPU limit set and lifted in step 3 (default "+demo.DefaultLimit+")")
 	addLabDirFlag(cmd, &o.LabDir, lab.DefaultDir(), "lab directory")
 	f.Var(&o.platform, "platform", "lab platform when the demo starts the lab: "+strings.Join(lab.KnownPlatforms(), " or ")+" (default processes)")
-	f.Var(&o.stacks, "stack", "lab stacks to benchmark: "+strings.Join(lab.Stacks(), ", ")+" or all")
+	f.Var(&o.stacks, "stack", "lab stacks to benchmark: "+strings.Join(stacks.Names(), ", ")+" or all")
 	f.Var(&o.limits, "limit", "COMPONENT=CPU[,MEM] limit when the demo starts the lab (repeatable)")
 	f.BoolVar(&o.Keep, "keep", false, "leave the lab running afterwards")
 	addOutDirFlag(cmd, &o.Out)

@@ -20,6 +20,7 @@ import (
 	"github.com/authbench/authbench/pkg/lab"
 	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/redact"
+	"github.com/authbench/authbench/pkg/stacks"
 )
 
 // Output formats of -o/--output.
@@ -174,7 +175,7 @@ func (h *headersValue) Set(raw string) error {
 	return nil
 }
 
-// stacksValue is --stack: lab stacks by name (lab.Stacks()), comma-separated
+// stacksValue is --stack: lab stacks by name (stacks.Names()), comma-separated
 // or repeated, or "all". single limits it to one stack.
 type stacksValue struct {
 	stacks []string
@@ -184,19 +185,19 @@ type stacksValue struct {
 
 func (s *stacksValue) String() string { return strings.Join(s.stacks, ",") }
 func (s *stacksValue) Type() string {
-	return strings.Join(append(lab.Stacks(), lab.StackAll), "|")
+	return strings.Join(append(stacks.Names(), stacks.All), "|")
 }
 func (s *stacksValue) Set(v string) error {
 	prev := s.stacks
 	if !s.set {
 		prev = nil // the first value replaces the default
 	}
-	got, err := lab.ParseStacks(append(prev, v))
+	got, err := stacks.Parse(append(prev, v))
 	if err != nil {
 		return err
 	}
 	if s.single && len(got) != 1 {
-		return fmt.Errorf("takes one stack (%s), got %s", strings.Join(lab.Stacks(), " or "), strings.Join(got, ","))
+		return fmt.Errorf("takes one stack (%s), got %s", strings.Join(stacks.Names(), " or "), strings.Join(got, ","))
 	}
 	s.stacks, s.set = got, true
 	return nil

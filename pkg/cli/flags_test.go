@@ -10,8 +10,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/authbench/authbench/pkg/lab"
 	"github.com/authbench/authbench/pkg/plan"
+	"github.com/authbench/authbench/pkg/stacks"
 )
 
 // Every flag value refuses a bad value in Set, with a message naming what
@@ -35,7 +35,7 @@ func TestFlagValues(t *testing.T) {
 		{"warmup word", &warmupValue{}, []string{"soon"}, "", "request count or a duration"},
 		{"headers", &headersValue{}, []string{"A: 1", "B:2"}, "2 header(s)", ""},
 		{"header without colon is redacted", &headersValue{}, []string{"Bearer s3cr3t"}, "", "<redacted"},
-		{"stacks all", &stacksValue{}, []string{"all"}, strings.Join(lab.Stacks(), ","), ""},
+		{"stacks all", &stacksValue{}, []string{"all"}, strings.Join(stacks.Names(), ","), ""},
 		{"stacks repeated", &stacksValue{}, []string{"3x", "2x"}, "2x,3x", ""},
 		{"stacks comma", &stacksValue{}, []string{"3x,2x"}, "2x,3x", ""},
 		{"stacks unknown", &stacksValue{}, []string{"4x"}, "", "unknown stack"},
@@ -83,13 +83,13 @@ func TestFlagValues(t *testing.T) {
 // CLI change.
 func TestStacksFollowTheLab(t *testing.T) {
 	v := &stacksValue{}
-	for _, s := range lab.Stacks() {
+	for _, s := range stacks.Names() {
 		if err := v.Set(s); err != nil {
 			t.Errorf("--stack %s: %v", s, err)
 		}
 	}
-	if got := strings.Join(v.stacks, ","); got != strings.Join(lab.Stacks(), ",") {
-		t.Errorf("stacks = %s, want %v", got, lab.Stacks())
+	if got := strings.Join(v.stacks, ","); got != strings.Join(stacks.Names(), ",") {
+		t.Errorf("stacks = %s, want %v", got, stacks.Names())
 	}
 }
 

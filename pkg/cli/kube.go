@@ -14,6 +14,7 @@ import (
 	"github.com/authbench/authbench/pkg/kube/cluster"
 	"github.com/authbench/authbench/pkg/kube/deploy"
 	"github.com/authbench/authbench/pkg/kube/manifests"
+	"github.com/authbench/authbench/pkg/stacks"
 )
 
 func init() {
@@ -48,7 +49,7 @@ func newKubeApplyCmd(s streams, del bool) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error { return runKube(cmd, s, f, del) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.stack, "stack", "", "stack: "+strings.Join(manifests.Stacks(), ", ")+" (required)")
+	fl.StringVar(&f.stack, "stack", "", "stack: "+strings.Join(stacks.Names(), ", ")+" (required)")
 	fl.StringVarP(&f.namespace, "namespace", "n", manifests.DefaultNamespace, "namespace of the stack")
 	addKubeconfigFlag(cmd, &f.kubeconfig)
 	fl.StringVar(&f.registry, "image-registry", "", "registry the images were pushed to (see authbench image build)")
@@ -69,8 +70,8 @@ func newKubeApplyCmd(s streams, del bool) *cobra.Command {
 }
 
 func runKube(cmd *cobra.Command, s streams, f kubeFlags, del bool) error {
-	if !slices.Contains(manifests.Stacks(), f.stack) {
-		return fmt.Errorf("--stack %q: want one of %s", f.stack, strings.Join(manifests.Stacks(), ", "))
+	if !slices.Contains(stacks.Names(), f.stack) {
+		return fmt.Errorf("--stack %q: want one of %s", f.stack, strings.Join(stacks.Names(), ", "))
 	}
 	c, err := deploy.FromKubeconfig(deploy.KubeconfigPath(f.kubeconfig))
 	if err != nil {
@@ -103,7 +104,7 @@ func runKube(cmd *cobra.Command, s streams, f kubeFlags, del bool) error {
 // cookie secret is new at each deploy (it only signs oauth2-proxy cookies).
 func oidcFromFlags(f kubeFlags) (manifests.OIDC, error) {
 	o := manifests.OIDC{IssuerURL: f.issuer, ClientID: f.clientID}
-	if f.stack != manifests.Stack3x {
+	if f.stack != stacks.Stack3x {
 		return o, nil
 	}
 	if f.issuer == "" {

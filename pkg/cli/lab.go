@@ -10,6 +10,8 @@ import (
 
 	"github.com/authbench/authbench/pkg/atomicfile"
 	"github.com/authbench/authbench/pkg/lab"
+	"github.com/authbench/authbench/pkg/lab/platform/processes"
+	"github.com/authbench/authbench/pkg/stacks"
 )
 
 // newLabCmd is `authbench lab`: the local lab of the 2x and 3x auth stacks.
@@ -46,7 +48,7 @@ type labUpOptions struct {
 }
 
 func newLabUpCmd() *cobra.Command {
-	o := &labUpOptions{platform: platformValue{lab.PlatformProcesses}, stacks: stacksValue{stacks: lab.Stacks()}}
+	o := &labUpOptions{platform: platformValue{lab.PlatformProcesses}, stacks: stacksValue{stacks: stacks.Names()}}
 	cmd := &cobra.Command{
 		Use:   "up",
 		Short: "Start the lab and return once every component is ready",
@@ -60,7 +62,7 @@ func newLabUpCmd() *cobra.Command {
 	f := cmd.Flags()
 	addLabSubDirFlag(cmd, &o.dir)
 	f.Var(&o.platform, "platform", "where the components run: processes on this host, or kube (a single-node Kubernetes)")
-	f.Var(&o.stacks, "stack", "stacks to run: "+strings.Join(lab.Stacks(), ", ")+" or all")
+	f.Var(&o.stacks, "stack", "stacks to run: "+strings.Join(stacks.Names(), ", ")+" or all")
 	f.IntVar(&o.tokenPool, "token-pool", 0, "issue static tokens for N users alice-1..alice-N (bound like alice) into DIR/tokens/pool, sent round-robin by the 2x and 3x-oauth scenario targets")
 	f.Var(&o.limits, "limit", "COMPONENT=CPU[,MEM] cgroup limit, e.g. oauth2-proxy=50m or oauth2-proxy=500m,256Mi (repeatable)")
 	f.Var(&o.ports, "port", "NAME=PORT to pin a port instead of a free one, e.g. haproxy=8443 (repeatable)")
@@ -75,7 +77,7 @@ func newLabUpCmd() *cobra.Command {
 func (o *labUpOptions) run(cmd *cobra.Command) error {
 	out := cmd.OutOrStdout()
 	t0 := time.Now()
-	st, err := lab.Open(o.dir).Up(cmd.Context(), lab.UpOptions{
+	st, err := openLab(o.dir).Up(cmd.Context(), lab.UpOptions{
 		Out: out, Foreground: o.foreground,
 		Config: lab.Config{Platform: o.platform.name, Stacks: o.stacks.stacks, Limits: o.limits.limits,
 			Ports: o.ports.ports, AccessTokenLifespan: o.lifespan, ReadyTimeout: o.timeout, TokenPool: o.tokenPool},
@@ -96,7 +98,7 @@ func newLabStatusCmd() *cobra.Command {
 		Short: "Show what the lab runs, where, with which version and which component plays which role",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			st, err := lab.Open(dir).Status()
+			st, err := openLab(dir).Status(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -122,7 +124,7 @@ func newLabDownCmd() *cobra.Command {
 		Short: "Stop every lab component, children of children included",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return lab.Open(dir).Down(cmd.Context(), cmd.OutOrStdout())
+			return openLab(dir).Down(cmd.Context(), cmd.OutOrStdout())
 		},
 	}
 	addLabSubDirFlag(cmd, &dir)
@@ -136,7 +138,7 @@ func newLabScenarioCmd() *cobra.Command {
 		Short: "Print a scenario YAML for the running lab: one target per stack, its layers, token source and lab",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			b, err := lab.Open(dir).Scenario()
+			b, err := openLab(dir).Scenario(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -164,7 +166,7 @@ func newLabServeCmd() *cobra.Command {
 		Hidden: true,
 		Args:   cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return lab.Open(dir).Serve(cmd.Context(), cmd.OutOrStdout())
+			return processes.Serve(cmd.Context(), dir, cmd.OutOrStdout())
 		},
 	}
 	addLabSubDirFlag(cmd, &dir)

@@ -5,9 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/authbench/authbench/pkg/lab"
-	// The kube platform: `lab up --platform kube`.
-	"github.com/authbench/authbench/pkg/lab/kubeplatform"
+	"github.com/authbench/authbench/pkg/lab/platform/kube"
 )
 
 // newLabKubeconfigCmd is `authbench lab kubeconfig`: the kube lab's admin
@@ -20,8 +18,7 @@ func newLabKubeconfigCmd() *cobra.Command {
 		Example: "  authbench lab kubeconfig > /tmp/lab.kubeconfig && chmod 600 /tmp/lab.kubeconfig",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			l := lab.Open(dir)
-			path, err := kubeplatform.Kubeconfig(l.Dir())
+			path, err := kube.Kubeconfig(openLab(dir).Dir())
 			if err != nil {
 				return err
 			}

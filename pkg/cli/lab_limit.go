@@ -30,15 +30,15 @@ the lab stops.`,
 			if err != nil {
 				return err
 			}
-			l := lab.Open(dir)
-			before, err := l.Components()
+			l := openLab(dir)
+			before, err := l.Components(cmd.Context())
 			if err != nil {
 				return err
 			}
-			if err := l.SetLimit(limits...); err != nil {
+			if err := l.SetLimit(cmd.Context(), limits...); err != nil {
 				return err
 			}
-			after, err := l.Components()
+			after, err := l.Components(cmd.Context())
 			if err != nil {
 				return err
 			}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/authbench/authbench/pkg/report"
 	"github.com/authbench/authbench/pkg/runner"
 	"github.com/authbench/authbench/pkg/scenario"
+	"github.com/authbench/authbench/pkg/stacks"
 )
 
 func init() { register(newLadderCmd) }
@@ -36,7 +38,7 @@ type ladderOptions struct {
 }
 
 func newLadderCmd(s streams) *cobra.Command {
-	o := &ladderOptions{stack: stacksValue{stacks: []string{lab.Stack3x}, single: true}}
+	o := &ladderOptions{stack: stacksValue{stacks: []string{stacks.Stack3x}, single: true}}
 	cmd := &cobra.Command{
 		Use:   "ladder",
 		Short: "Measure where a stack's latency goes, layer by layer (the ladder)",
@@ -59,7 +61,7 @@ Without -f it runs on a stack of the local lab; with -f on a scenario target's r
 		},
 	}
 	f := cmd.Flags()
-	f.Var(&o.stack, "stack", "lab stack to measure: "+strings.Join(lab.Stacks(), " or ")+" (without -f)")
+	f.Var(&o.stack, "stack", "lab stack to measure: "+strings.Join(stacks.Names(), " or ")+" (without -f)")
 	addLabDirFlag(cmd, &o.labDir, lab.DefaultDir(), "lab directory (without -f)")
 	f.StringVarP(&o.file, "file", "f", "", "scenario file whose target lists rungs (for a cluster)")
 	f.StringVar(&o.target, "target", "", "the scenario's target (default: the only one with rungs)")
@@ -81,14 +83,14 @@ Without -f it runs on a stack of the local lab; with -f on a scenario target's r
 }
 
 func (o *ladderOptions) run(cmd *cobra.Command, s streams) error {
-	lo, err := o.options(s)
+	lo, err := o.options(cmd.Context(), s)
 	if err != nil {
 		return err
 	}
 	if lo.Stack != "" {
 		// Only the lab's components: the scenario's own observe list
 		// describes its run, not the ladder's rungs.
-		obs, err := runner.Observe(cmd.Context(), &plan.Plan{Targets: lo.Plan.Targets}, runner.ObserveOptions{LabDir: o.labDir})
+		obs, err := runner.Observe(cmd.Context(), &plan.Plan{Targets: lo.Plan.Targets}, runner.ObserveOptions{LabDir: o.labDir, Platforms: labPlatforms()})
 		if err != nil {
 			return err
 		}
@@ -110,7 +112,7 @@ func (o *ladderOptions) run(cmd *cobra.Command, s streams) error {
 // options builds the ladder's options from the lab or a scenario, then
 // lays the flags over them. The plan layer (in ladder.Run) completes and
 // checks the plan.
-func (o *ladderOptions) options(s streams) (ladder.Options, error) {
+func (o *ladderOptions) options(ctx context.Context, s streams) (ladder.Options, error) {
 	var lo ladder.Options
 	if o.file != "" {
 		p, err := scenario.Load(o.file)
@@ -120,7 +122,7 @@ func (o *ladderOptions) options(s streams) (ladder.Options, error) {
 		lo = ladder.Options{Plan: p, Target: o.target}
 	} else {
 		var err error
-		if lo, err = ladder.LabOptions(o.labDir, o.stack.stacks[0]); err != nil {
+		if lo, err = ladder.LabOptions(ctx, o.labDir, o.stack.stacks[0], labPlatforms()...); err != nil {
 			return lo, err
 		}
 	}

@@ -10,7 +10,7 @@ import (
 // itself, the plan's components, and the lab --lab-dir or the plan
 // names, else the default lab when it is running and the plan points at it.
 func (o *runOptions) observe(ctx context.Context, ro *runner.Options) error {
-	obs, err := runner.Observe(ctx, ro.Plan, runner.ObserveOptions{LabDir: o.labDir})
+	obs, err := runner.Observe(ctx, ro.Plan, runner.ObserveOptions{LabDir: o.labDir, Platforms: labPlatforms()})
 	if err != nil {
 		return err
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/authbench/authbench/pkg/image"
 	"github.com/authbench/authbench/pkg/kube/cluster"
 	"github.com/authbench/authbench/pkg/kube/pods"
-	"github.com/authbench/authbench/pkg/lab/kubeplatform"
+	"github.com/authbench/authbench/pkg/lab/platform/kube"
 	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/runner"
 )
@@ -116,7 +116,7 @@ func kubeLabDefaults(ctx context.Context, dir string, x *plan.Execution, o *pods
 	c, err := cluster.Open(dir) // a bare cluster: kube cluster up --dir
 	labDir := ""
 	if err != nil {
-		if c, err = cluster.Open(kubeplatform.ClusterDir(dir)); err != nil {
+		if c, err = cluster.Open(kube.ClusterDir(dir)); err != nil {
 			return nil // not a kube lab: the process lab has no pods
 		}
 		labDir = dir
@@ -147,7 +147,7 @@ func labImage(ctx context.Context, c *cluster.Cluster, labDir string, log io.Wri
 		if err != nil {
 			return "", err
 		}
-		if got, err := kubeplatform.ImportedImage(labDir, "authbench"); err == nil && got == want {
+		if got, err := kube.ImportedImage(labDir, "authbench"); err == nil && got == want {
 			return want, nil
 		}
 	}

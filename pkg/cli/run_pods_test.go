@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/authbench/authbench/pkg/image"
-	"github.com/authbench/authbench/pkg/lab/kubeplatform"
+	"github.com/authbench/authbench/pkg/lab/platform/kube"
 )
 
 // TestRunPodsBadInput: --pods and its flags fail early with a clear
@@ -55,7 +55,7 @@ func TestLabImageRecorded(t *testing.T) {
 	}
 	dir := t.TempDir()
 	rec, _ := json.Marshal(map[string]string{"authbench": want})
-	if err := os.WriteFile(filepath.Join(dir, kubeplatform.ImagesFile), rec, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, kube.ImagesFile), rec, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	var log strings.Builder

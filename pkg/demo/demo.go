@@ -89,7 +89,9 @@ type Options struct {
 	// Platform is the lab platform the demo starts (lab.KnownPlatforms()).
 	// Default: processes.
 	Platform string
-	// Stacks are the lab stacks benchmarked (see lab.Stacks()). Default
+	// Platforms are the lab platforms the lab may run on (the CLI's).
+	Platforms []lab.Platform
+	// Stacks are the lab stacks benchmarked (see stacks.Names()). Default
 	// 2x and 3x.
 	Stacks []string
 	// Limits are applied when the demo starts the lab.
@@ -120,7 +122,7 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 		return nil, err
 	}
 	defer stop()
-	d, err := newDemo(o)
+	d, err := newDemo(ctx, o)
 	if err != nil {
 		return nil, err
 	}

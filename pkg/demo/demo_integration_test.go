@@ -14,14 +14,16 @@ import (
 	"github.com/authbench/authbench/pkg/analyze"
 	"github.com/authbench/authbench/pkg/lab"
 	"github.com/authbench/authbench/pkg/lab/install"
+	"github.com/authbench/authbench/pkg/lab/platform/processes"
 	"github.com/authbench/authbench/pkg/ladder"
 	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/results"
+	"github.com/authbench/authbench/pkg/stacks"
 )
 
 func TestMain(m *testing.M) {
 	// lab.Up starts this test binary as the lab's supervisor.
-	lab.ServeIfAsked()
+	processes.ServeIfAsked()
 	os.Exit(m.Run())
 }
 
@@ -56,7 +58,7 @@ func TestDemo(t *testing.T) {
 	checkLimit(t, out.Limit, out.Properly)
 	checkLadders(t, out.Ladders)
 	checkPage(t, out, stdout.String())
-	if _, err := lab.Open(labDir).Components(); err == nil {
+	if _, err := lab.Open(labDir, processes.Platform{}).Components(context.Background()); err == nil {
 		t.Errorf("the demo left its lab running in %s", labDir)
 	}
 }
@@ -113,8 +115,8 @@ func checkLimit(t *testing.T, st *LimitStep, before *ProperStep) {
 	if st == nil || st.Limited == nil || st.Lifted == nil || st.Capacity == nil {
 		t.Fatalf("step 3 incomplete: %+v", st)
 	}
-	if st.Throttling == nil || st.Throttling.Component != lab.CompOAuth2Proxy {
-		t.Errorf("step 3: no throttling finding names %s: %+v", lab.CompOAuth2Proxy, st.Limited.Run.Findings)
+	if st.Throttling == nil || st.Throttling.Component != stacks.OAuth2Proxy {
+		t.Errorf("step 3: no throttling finding names %s: %+v", stacks.OAuth2Proxy, st.Limited.Run.Findings)
 	}
 	for _, s := range before.Capacity.Searches {
 		if s.Target == st.Target && st.Capacity.Searches[0].Capacity >= s.Capacity {
@@ -124,7 +126,7 @@ func checkLimit(t *testing.T, st *LimitStep, before *ProperStep) {
 	}
 	for _, res := range st.Lifted.Run.Results {
 		for _, c := range res.Components {
-			if c.Name == lab.CompOAuth2Proxy && c.CPULimit > 0 {
+			if c.Name == stacks.OAuth2Proxy && c.CPULimit > 0 {
 				t.Errorf("step 3: the limit was not lifted: %s at %g cores", c.Name, c.CPULimit)
 			}
 		}

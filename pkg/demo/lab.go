@@ -10,19 +10,23 @@ import (
 	"github.com/authbench/authbench/pkg/lab"
 	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/scenario"
+	"github.com/authbench/authbench/pkg/stacks"
 )
+
+// openLab is the demo's lab on the platforms it was given.
+func openLab(o Options) *lab.Lab { return lab.Open(o.LabDir, o.Platforms...) }
 
 // ensureLab starts the lab unless one is running, and returns how to stop
 // what it started.
 func ensureLab(ctx context.Context, o *Options) (stop func(), err error) {
-	if _, err := lab.Open(o.LabDir).Components(); err == nil {
+	if _, err := openLab(*o).Components(ctx); err == nil {
 		fmt.Fprintf(o.Log, "==> using the lab already running in %s\n", o.LabDir)
 		return func() {}, nil
 	}
 	fmt.Fprintf(o.Log, "==> starting the lab (stacks %s) in %s\n", strings.Join(o.Stacks, ", "), o.LabDir)
 	start := time.Now()
 	cfg := lab.Config{Platform: o.Platform, Stacks: o.Stacks, Limits: o.Limits}
-	if _, err := lab.Open(o.LabDir).Up(ctx, lab.UpOptions{Config: cfg, Out: o.Log, Supervisor: o.Supervisor}); err != nil {
+	if _, err := openLab(*o).Up(ctx, lab.UpOptions{Config: cfg, Out: o.Log, Supervisor: o.Supervisor}); err != nil {
 		return nil, fmt.Errorf("starting the lab: %w", err)
 	}
 	fmt.Fprintf(o.Log, "==> lab ready in %.1fs\n", time.Since(start).Seconds())
@@ -31,7 +35,7 @@ func ensureLab(ctx context.Context, o *Options) (stop func(), err error) {
 	}
 	return func() {
 		fmt.Fprintln(o.Log, "==> stopping the lab")
-		if err := lab.Open(o.LabDir).Down(context.WithoutCancel(ctx), o.Log); err != nil {
+		if err := openLab(*o).Down(context.WithoutCancel(ctx), o.Log); err != nil {
 			fmt.Fprintf(o.Log, "warning: stopping the lab: %v\n", err)
 		}
 	}, nil
@@ -39,8 +43,8 @@ func ensureLab(ctx context.Context, o *Options) (stop func(), err error) {
 
 // labPlan is the running lab's scenario, its targets the chosen stacks'
 // in their order, and the stack of each target.
-func labPlan(o Options) (*plan.Plan, map[string]string, error) {
-	y, err := lab.Open(o.LabDir).Scenario()
+func labPlan(ctx context.Context, o Options) (*plan.Plan, map[string]string, error) {
+	y, err := openLab(o).Scenario(ctx)
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading the lab's scenario: %w", err)
 	}
@@ -52,7 +56,7 @@ func labPlan(o Options) (*plan.Plan, map[string]string, error) {
 	stackOf := map[string]string{}
 	for _, st := range o.Stacks {
 		for _, t := range p.Targets {
-			if t.Name == lab.TargetName(st) {
+			if t.Name == stacks.TargetName(st) {
 				targets = append(targets, t)
 				stackOf[t.Name] = st
 			}

@@ -39,11 +39,11 @@ func (d *demo) ladders(ctx context.Context) ([]string, error) {
 // ladder measures one stack's ladder through the one orchestrator,
 // sampling the lab.
 func (d *demo) ladder(ctx context.Context, stack string) (*ladder.Outcome, error) {
-	lo, err := ladder.LabOptions(d.o.LabDir, stack)
+	lo, err := ladder.LabOptions(ctx, d.o.LabDir, stack, d.o.Platforms...)
 	if err != nil {
 		return nil, err
 	}
-	obs, err := runner.Observe(ctx, &plan.Plan{Targets: lo.Plan.Targets}, runner.ObserveOptions{LabDir: d.o.LabDir})
+	obs, err := runner.Observe(ctx, &plan.Plan{Targets: lo.Plan.Targets}, runner.ObserveOptions{LabDir: d.o.LabDir, Platforms: d.o.Platforms})
 	if err != nil {
 		return nil, err
 	}

@@ -17,7 +17,7 @@ import (
 // and the same rate again.
 func (d *demo) misconfiguration(ctx context.Context) ([]string, error) {
 	lim := *d.o.Limit
-	t, stack, err := d.limitedTarget(lim.Component)
+	t, stack, err := d.limitedTarget(ctx, lim.Component)
 	if err != nil || t == nil {
 		return []string{fmt.Sprintf("Skipped: %v", err)}, nil
 	}
@@ -26,14 +26,14 @@ func (d *demo) misconfiguration(ctx context.Context) ([]string, error) {
 	}
 	st := &LimitStep{Limit: lim, Stack: stack, Target: t.Name, Rate: d.out.Properly.Rate}
 	d.out.Limit = st
-	l := lab.Open(d.o.LabDir)
-	if err := l.SetLimit(lim); err != nil {
+	l := openLab(d.o)
+	if err := l.SetLimit(ctx, lim); err != nil {
 		return nil, fmt.Errorf("limiting %s: %w", lim.Component, err)
 	}
 	lifted := false
 	lift := func() error {
 		lifted = true
-		return l.SetLimit(lab.Limit{Component: lim.Component})
+		return l.SetLimit(context.WithoutCancel(ctx), lab.Limit{Component: lim.Component})
 	}
 	defer func() {
 		if !lifted {
@@ -76,8 +76,8 @@ func (d *demo) limited(ctx context.Context, st *LimitStep, t *plan.Target) ([]st
 }
 
 // limitedTarget is the chosen stack whose components include component.
-func (d *demo) limitedTarget(component string) (*plan.Target, string, error) {
-	cs, err := lab.Open(d.o.LabDir).Components()
+func (d *demo) limitedTarget(ctx context.Context, component string) (*plan.Target, string, error) {
+	cs, err := openLab(d.o).Components(ctx)
 	if err != nil {
 		return nil, "", err
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/authbench/authbench/pkg/lab"
 	"github.com/authbench/authbench/pkg/plan"
+	"github.com/authbench/authbench/pkg/stacks"
 )
 
 // complete applies the defaults and rejects what cannot run, before the
@@ -29,9 +30,9 @@ func (o *Options) complete() error {
 		o.LabDir = lab.DefaultDir()
 	}
 	if len(o.Stacks) == 0 {
-		o.Stacks = []string{lab.Stack2x, lab.Stack3x}
+		o.Stacks = []string{stacks.Stack2x, stacks.Stack3x}
 	}
-	stacks, err := lab.ParseStacks(o.Stacks)
+	stacks, err := stacks.Parse(o.Stacks)
 	if err != nil {
 		return err
 	}

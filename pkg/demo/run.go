@@ -35,8 +35,8 @@ type demo struct {
 	printed map[int][]string
 }
 
-func newDemo(o Options) (*demo, error) {
-	p, stackOf, err := labPlan(o)
+func newDemo(ctx context.Context, o Options) (*demo, error) {
+	p, stackOf, err := labPlan(ctx, o)
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +56,7 @@ func (d *demo) subPlan(name string, ts []plan.Target, l plan.Load) *plan.Plan {
 
 // options are the orchestrator's options for p, sampling the lab.
 func (d *demo) options(ctx context.Context, p *plan.Plan) (runner.Options, error) {
-	obs, err := runner.Observe(ctx, p, runner.ObserveOptions{LabDir: d.o.LabDir})
+	obs, err := runner.Observe(ctx, p, runner.ObserveOptions{LabDir: d.o.LabDir, Platforms: d.o.Platforms})
 	if err != nil {
 		return runner.Options{}, err
 	}
@@ -84,7 +84,7 @@ func (d *demo) capacity(ctx context.Context, p *plan.Plan, min float64, budget t
 	if err != nil {
 		return nil, err
 	}
-	if lab.Open(d.o.LabDir).Platform() == lab.PlatformKube && ro.Monitor != nil {
+	if openLab(d.o).Platform() == lab.PlatformKube && ro.Monitor != nil {
 		// The kube lab samples through Prometheus, which needs Settle
 		// (4 s) after each window: a search of 2 s steps would spend most
 		// of its budget waiting. Its steps go unsampled; the runs are sampled.

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/authbench/authbench/pkg/lab/install"
+	"github.com/authbench/authbench/pkg/stacks"
 )
 
 // recipe is part of every cached image's path: bump it when the files an
@@ -58,11 +59,11 @@ func Names() []string {
 func catalog() []kind {
 	return []kind{
 		{"pause", fixedTag(PauseTag), pauseFiles},
-		goTool("http-echo", install.HTTPEchoVersion),
-		goTool("oauth2-proxy", install.OAuth2ProxyVersion),
-		goTool("kube-rbac-proxy", install.KubeRBACProxyVersion),
-		debian("nginx", "/usr/sbin/nginx", "/var/log/nginx", "/var/lib/nginx", "/var/cache/nginx"),
-		debian("haproxy", "/usr/sbin/haproxy", "/var/lib/haproxy"),
+		goTool(stacks.ProgramHTTPEcho, install.HTTPEchoVersion),
+		goTool(stacks.ProgramOAuth2Proxy, install.OAuth2ProxyVersion),
+		goTool(stacks.ProgramKubeRBACProxy, install.KubeRBACProxyVersion),
+		debian(stacks.ProgramNginx, "/usr/sbin/nginx", "/var/log/nginx", "/var/lib/nginx", "/var/cache/nginx"),
+		debian(stacks.ProgramHAProxy, "/usr/sbin/haproxy", "/var/lib/haproxy"),
 		debian("prometheus", "/usr/bin/prometheus", "/prometheus"),
 		{"authbench", authbenchTag, func(ctx context.Context, o Options) ([]File, []string, error) {
 			f, err := Program(ctx, o.Authbench, "/usr/local/bin/authbench")

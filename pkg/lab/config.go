@@ -3,29 +3,14 @@ package lab
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
-	"slices"
-	"sort"
-	"strings"
 	"time"
 
-	"github.com/authbench/authbench/pkg/lab/internal/ports"
+	"github.com/authbench/authbench/pkg/atomicfile"
+	"github.com/authbench/authbench/pkg/stacks"
 )
-
-// Stack names.
-const (
-	Stack2x = "2x" // Route + oauth-proxy
-	Stack3x = "3x" // Gateway + kube-auth-proxy + kube-rbac-proxy
-	// Stack3xOAuth is 3x as the seeds ran it: OpenShift OAuth tokens,
-	// validated by the ext_authz service through TokenReview.
-	Stack3xOAuth = "3x-oauth"
-	// StackShared marks components both stacks use.
-	StackShared = "shared"
-)
-
-// loopback is the only address the lab binds or targets.
-const loopback = ports.Loopback
 
 // Defaults of Config.
 const (
@@ -39,7 +24,7 @@ type Config struct {
 	// Platform is where the components run: PlatformProcesses or
 	// PlatformKube. Default processes.
 	Platform string `json:"platform,omitempty"`
-	// Stacks to start: see Stacks(); "all" is every stack. Default all.
+	// Stacks to start: see stacks.Names(); "all" is every stack. Default all.
 	Stacks []string `json:"stacks"`
 	// Limits put CPU and memory limits on components. Default none.
 	Limits []Limit `json:"limits,omitempty"`
@@ -59,56 +44,18 @@ type Config struct {
 	TokenPool int `json:"token_pool,omitempty"`
 }
 
-// StackAll selects every stack.
-const StackAll = "all"
-
-// Stacks lists the stacks a lab can run, in order: the names --stack
-// accepts besides StackAll.
-func Stacks() []string { return []string{Stack2x, Stack3x, Stack3xOAuth} }
-
-// ParseStacks reads stack names (each may be a comma-separated list, and
-// StackAll means every stack) into the sorted set they select.
-func ParseStacks(values []string) ([]string, error) {
-	known := Stacks()
-	seen := map[string]bool{}
-	var out []string
-	add := func(s string) {
-		if !seen[s] {
-			seen[s] = true
-			out = append(out, s)
-		}
-	}
-	for _, v := range values {
-		for _, part := range strings.Split(v, ",") {
-			part = strings.TrimSpace(strings.ToLower(part))
-			switch {
-			case part == StackAll:
-				for _, k := range known {
-					add(k)
-				}
-			case slices.Contains(known, part):
-				add(part)
-			default:
-				return nil, fmt.Errorf("unknown stack %q: want %s or %s", part, strings.Join(known, ", "), StackAll)
-			}
-		}
-	}
-	sort.Strings(out)
-	return out, nil
-}
-
-// complete fills defaults, normalises stacks and checks limits.
-func (c *Config) complete() error {
+// Complete fills defaults, normalises stacks and checks limits.
+func (c *Config) Complete() error {
 	if len(c.Stacks) == 0 {
-		c.Stacks = []string{StackAll}
+		c.Stacks = []string{stacks.All}
 	}
-	stacks, err := ParseStacks(c.Stacks)
+	names, err := stacks.Parse(c.Stacks)
 	if err != nil {
 		return err
 	}
-	c.Stacks = stacks
+	c.Stacks = names
 	for _, l := range c.Limits {
-		if l.empty() {
+		if l.None() {
 			return fmt.Errorf("limit %s=%s: give a cpu or a memory limit", l.Component, NoLimit)
 		}
 	}
@@ -118,13 +65,14 @@ func (c *Config) complete() error {
 	if c.ReadyTimeout == 0 {
 		c.ReadyTimeout = DefaultReadyTimeout
 	}
-	if c.TokenPool < 0 || c.TokenPool > MaxTokenPool {
-		return fmt.Errorf("token pool of %d users: want 0 to %d", c.TokenPool, MaxTokenPool)
+	if c.TokenPool < 0 || c.TokenPool > stacks.MaxTokenPool {
+		return fmt.Errorf("token pool of %d users: want 0 to %d", c.TokenPool, stacks.MaxTokenPool)
 	}
 	return nil
 }
 
-func (c *Config) has(stack string) bool {
+// Has says whether the config runs stack.
+func (c *Config) Has(stack string) bool {
 	for _, s := range c.Stacks {
 		if s == stack {
 			return true
@@ -133,8 +81,8 @@ func (c *Config) has(stack string) bool {
 	return false
 }
 
-// absDir resolves dir (default DefaultDir) to an absolute path.
-func absDir(dir string) (string, error) {
+// AbsDir resolves dir (default DefaultDir) to an absolute path.
+func AbsDir(dir string) (string, error) {
 	if dir == "" {
 		dir = DefaultDir()
 	}
@@ -145,24 +93,26 @@ func absDir(dir string) (string, error) {
 	return a, nil
 }
 
-func writeRequest(dir string, c Config) error {
+// WriteRequest writes request.json.
+func WriteRequest(dir string, c Config) error {
 	b, err := json.MarshalIndent(c, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encoding lab request: %w", err)
 	}
-	return writeFileAtomic(filepath.Join(dir, RequestFile), append(b, '\n'), 0o644)
+	return atomicfile.Write(filepath.Join(dir, RequestFile), append(b, '\n'), 0o644)
 }
 
-func readRequest(dir string) (Config, error) {
-	c, err := readRequestRaw(dir)
+// ReadRequest reads request.json with defaults filled in.
+func ReadRequest(dir string) (Config, error) {
+	c, err := ReadRequestRaw(dir)
 	if err != nil {
 		return c, err
 	}
-	return c, c.complete()
+	return c, c.Complete()
 }
 
-// readRequestRaw reads request.json as written, without defaults.
-func readRequestRaw(dir string) (Config, error) {
+// ReadRequestRaw reads request.json as written, without defaults.
+func ReadRequestRaw(dir string) (Config, error) {
 	var c Config
 	b, err := os.ReadFile(filepath.Join(dir, RequestFile))
 	if err != nil {
@@ -172,4 +122,19 @@ func readRequestRaw(dir string) (Config, error) {
 		return c, fmt.Errorf("reading lab request %s: %w", filepath.Join(dir, RequestFile), err)
 	}
 	return c, nil
+}
+
+// UpOptions configure Up.
+type UpOptions struct {
+	// Config is what to run.
+	Config Config
+	// Foreground runs the lab in this process until ctx ends, instead of
+	// in a background supervisor. Default false.
+	Foreground bool
+	// Out receives progress lines. Default io.Discard.
+	Out io.Writer
+	// Supervisor is the command that runs Serve in the background; the lab
+	// dir is also passed in $AUTHBENCH_LAB_SERVE_DIR. Default: this
+	// executable with `lab serve --lab-dir DIR`.
+	Supervisor []string
 }

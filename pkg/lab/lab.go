@@ -7,9 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
-	"sync"
 
 	"github.com/authbench/authbench/pkg/results"
 )
@@ -18,16 +16,17 @@ import (
 // only way callers start, stop, inspect or limit a lab. How the platform
 // does it (supervisor, state file, locks, ports) is behind it.
 type Lab struct {
-	dir      string
-	platform Platform
+	dir       string
+	platform  Platform
+	platforms []Platform
 	// err is why Open could not resolve the lab; every method returns it.
 	err error
 }
 
 // Platform is where a lab's components run. Every platform keeps the same
 // lab directory layout (request.json, state.json, scenario.yaml, certs/,
-// tokens/, logs/) and the same component names, so that everything above
-// the Lab handle works the same on each.
+// tokens/, logs/) and the same component names (pkg/stacks), so that
+// everything above the Lab handle works the same on each.
 type Platform interface {
 	// Name is the platform's name for `lab up --platform`.
 	Name() string
@@ -37,12 +36,12 @@ type Platform interface {
 	// Down stops the lab in dir; stopping a stopped lab succeeds.
 	Down(ctx context.Context, dir string, out io.Writer) error
 	// Status is the lab's state with live statuses, whatever its phase.
-	Status(dir string) (*State, error)
+	Status(ctx context.Context, dir string) (*State, error)
 	// Ready is the state of a lab that runs and is ready, or an error
 	// (wrapping ErrNotRunning when none runs).
-	Ready(dir string) (*State, error)
+	Ready(ctx context.Context, dir string) (*State, error)
 	// SetLimits replaces the named components' limits while they run.
-	SetLimits(dir string, limits []Limit) error
+	SetLimits(ctx context.Context, dir string, limits []Limit) error
 }
 
 // Platform names.
@@ -54,78 +53,55 @@ const (
 	PlatformKube = "kube"
 )
 
-// ErrPlatformUnavailable reports a platform this build cannot run.
+// ErrPlatformUnavailable reports a platform the lab was not given.
 var ErrPlatformUnavailable = errors.New("lab platform not available")
 
-var (
-	platformsMu sync.Mutex
-	platforms   = map[string]Platform{PlatformProcesses: processes{}}
-)
-
-// RegisterPlatform makes a platform available to Open and `lab up
-// --platform`, replacing one of the same name. A platform package calls it
-// from an init function; the command that links the package enables it.
-func RegisterPlatform(p Platform) {
-	platformsMu.Lock()
-	defer platformsMu.Unlock()
-	platforms[p.Name()] = p
-}
-
-// Platforms lists the registered platforms' names, sorted.
-func Platforms() []string {
-	platformsMu.Lock()
-	defer platformsMu.Unlock()
-	names := make([]string, 0, len(platforms))
-	for n := range platforms {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
-
-// KnownPlatforms are the platform names `lab up --platform` accepts, also
-// those this build cannot run yet.
+// KnownPlatforms are the platform names `lab up --platform` accepts.
 func KnownPlatforms() []string { return []string{PlatformProcesses, PlatformKube} }
 
-func platform(name string) (Platform, error) {
+// find returns the named platform (default PlatformProcesses) among ps.
+func find(ps []Platform, name string) (Platform, error) {
 	if name == "" {
 		name = PlatformProcesses
 	}
-	platformsMu.Lock()
-	p, ok := platforms[name]
-	platformsMu.Unlock()
-	if ok {
-		return p, nil
+	for _, p := range ps {
+		if p.Name() == name {
+			return p, nil
+		}
 	}
-	if name == PlatformKube {
-		return nil, fmt.Errorf("%w: %s is not available yet; use --platform %s", ErrPlatformUnavailable, name, PlatformProcesses)
+	var names []string
+	for _, p := range ps {
+		names = append(names, p.Name())
 	}
-	return nil, fmt.Errorf("%w: unknown platform %q; want %s", ErrPlatformUnavailable, name, strings.Join(KnownPlatforms(), " or "))
+	return nil, fmt.Errorf("%w: platform %q; this program runs %s", ErrPlatformUnavailable, name, strings.Join(names, ", "))
 }
 
 // Open returns the lab in dir (default DefaultDir()), on the platform its
-// last `lab up` asked for (processes when none did). It does not need a
-// running lab; an error resolving it (an unusable dir, a platform this
-// build lacks) is returned by each method, so that callers chain
-// lab.Open(dir).Status().
-func Open(dir string) *Lab {
-	abs, err := absDir(dir)
+// last `lab up` asked for (processes when none did), among the platforms
+// the caller gives: the program's composition root builds them. It does
+// not need a running lab; an error resolving it (an unusable dir, a
+// platform not given) is returned by each method, so that callers chain
+// lab.Open(dir, ps...).Status(ctx).
+func Open(dir string, platforms ...Platform) *Lab {
+	l := &Lab{dir: dir, platforms: platforms}
+	abs, err := AbsDir(dir)
 	if err != nil {
-		return &Lab{dir: dir, platform: processes{}, err: err}
+		l.err = err
+		return l
 	}
+	l.dir = abs
 	name := PlatformProcesses
-	if c, err := readRequestRaw(abs); err == nil && c.Platform != "" {
+	if c, err := ReadRequestRaw(abs); err == nil && c.Platform != "" {
 		name = c.Platform
 	}
-	p, err := platform(name)
-	if err != nil {
-		return &Lab{dir: abs, platform: processes{}, err: fmt.Errorf("opening the lab in %s: %w", abs, err)}
+	if l.platform, err = find(platforms, name); err != nil {
+		l.err = fmt.Errorf("opening the lab in %s: %w", abs, err)
 	}
-	return &Lab{dir: abs, platform: p}
+	return l
 }
 
 // resolveErr is Open's error, except a platform the lab last ran on that
-// this build lacks: Up may start it on another.
+// was not given: Up may start it on another.
 func (l *Lab) resolveErr() error {
 	if errors.Is(l.err, ErrPlatformUnavailable) {
 		return nil
@@ -136,8 +112,14 @@ func (l *Lab) resolveErr() error {
 // Dir is the lab's absolute directory.
 func (l *Lab) Dir() string { return l.dir }
 
-// Platform is the name of the platform the lab runs on.
-func (l *Lab) Platform() string { return l.platform.Name() }
+// Platform is the name of the platform the lab runs on ("" when it was
+// not given to Open).
+func (l *Lab) Platform() string {
+	if l.platform == nil {
+		return ""
+	}
+	return l.platform.Name()
+}
 
 // Up starts the lab on o.Config.Platform (default: processes) and returns
 // its state once every component is ready. In the background mode (the
@@ -147,7 +129,7 @@ func (l *Lab) Up(ctx context.Context, o UpOptions) (*State, error) {
 	if err := l.resolveErr(); err != nil {
 		return nil, err
 	}
-	p, err := platform(o.Config.Platform)
+	p, err := find(l.platforms, o.Config.Platform)
 	if err != nil {
 		return nil, err
 	}
@@ -170,26 +152,26 @@ func (l *Lab) Down(ctx context.Context, out io.Writer) error {
 
 // Status is the lab's state with live statuses; a lab that is not running
 // reads as stopped (or failed). It fails only when no lab ever ran in dir.
-func (l *Lab) Status() (*State, error) {
+func (l *Lab) Status(ctx context.Context) (*State, error) {
 	if l.err != nil {
 		return nil, l.err
 	}
-	return l.platform.Status(l.dir)
+	return l.platform.Status(ctx, l.dir)
 }
 
 // State is the state of the running, ready lab; an error wrapping
 // ErrNotRunning when no lab runs.
-func (l *Lab) State() (*State, error) {
+func (l *Lab) State(ctx context.Context) (*State, error) {
 	if l.err != nil {
 		return nil, l.err
 	}
-	return l.platform.Ready(l.dir)
+	return l.platform.Ready(ctx, l.dir)
 }
 
 // Components lists the running lab's components with pid, cgroup, role,
 // version, URL and limit, for the sampler.
-func (l *Lab) Components() ([]ComponentInfo, error) {
-	s, err := l.State()
+func (l *Lab) Components(ctx context.Context) ([]ComponentInfo, error) {
+	s, err := l.State(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -198,8 +180,8 @@ func (l *Lab) Components() ([]ComponentInfo, error) {
 
 // Record describes the running lab for run.json: which real component
 // plays which role.
-func (l *Lab) Record() (*results.Lab, error) {
-	s, err := l.State()
+func (l *Lab) Record(ctx context.Context) (*results.Lab, error) {
+	s, err := l.State(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -209,31 +191,22 @@ func (l *Lab) Record() (*results.Lab, error) {
 // SetLimit replaces components' CPU and memory limits while the lab runs
 // (a Limit without CPU and memory lifts them). A program name limits every
 // component running it.
-func (l *Lab) SetLimit(limits ...Limit) error {
+func (l *Lab) SetLimit(ctx context.Context, limits ...Limit) error {
 	if l.err != nil {
 		return l.err
 	}
-	return l.platform.SetLimits(l.dir, limits)
+	return l.platform.SetLimits(ctx, l.dir, limits)
 }
 
 // Scenario returns a scenario YAML for the running lab: one target per
 // stack with its layers, rungs and token source (secrets by file), and the
 // lab directory, so that a run of it observes this lab.
-func (l *Lab) Scenario() ([]byte, error) {
-	s, err := l.State()
+func (l *Lab) Scenario(ctx context.Context) ([]byte, error) {
+	s, err := l.State(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return scenarioYAML(s)
-}
-
-// Serve runs the lab's supervisor in the calling process until ctx ends:
-// what the background `lab serve` does for the processes platform.
-func (l *Lab) Serve(ctx context.Context, out io.Writer) error {
-	if l.err != nil {
-		return l.err
-	}
-	return serve(ctx, l.dir, out, nil)
+	return ScenarioYAML(s)
 }
 
 // DefaultDir is the lab directory when --lab-dir is not given:

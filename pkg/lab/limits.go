@@ -2,7 +2,6 @@ package lab
 
 import (
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -31,8 +30,8 @@ func (l Limit) String() string {
 // `authbench lab limit COMPONENT=none`.
 const NoLimit = "none"
 
-// empty reports a limit without CPU and memory: no limit.
-func (l Limit) empty() bool { return l.MilliCPU == 0 && l.MemoryBytes == 0 }
+// None reports a limit without CPU and memory: no limit.
+func (l Limit) None() bool { return l.MilliCPU == 0 && l.MemoryBytes == 0 }
 
 // ParseLimit reads "COMPONENT=CPU[,MEM]" as in `--limit oauth2-proxy=50m`
 // or `--limit oauth2-proxy=500m,256Mi`, the one limit syntax of every
@@ -70,7 +69,7 @@ func parseLimitValue(s, name, val string, ok bool) (Limit, error) {
 			return Limit{}, fmt.Errorf("limit %q: memory: %w", s, err)
 		}
 	}
-	if l.empty() {
+	if l.None() {
 		return Limit{}, fmt.Errorf("limit %q: give a cpu or a memory limit", s)
 	}
 	return l, nil
@@ -148,34 +147,4 @@ func formatBytes(n int64) string {
 		}
 	}
 	return strconv.FormatInt(n, 10)
-}
-
-// applyLimits attaches each limit to the components it names: the exact
-// component name, or else every component of that program ("http-echo").
-func applyLimits(specs []*spec, limits []Limit) error {
-	for _, l := range limits {
-		var hit []*spec
-		for _, sp := range specs {
-			if sp.Name == l.Component {
-				hit = []*spec{sp}
-				break
-			}
-			if sp.Program == l.Component {
-				hit = append(hit, sp)
-			}
-		}
-		if len(hit) == 0 {
-			var names []string
-			for _, sp := range specs {
-				names = append(names, sp.Name)
-			}
-			sort.Strings(names)
-			return fmt.Errorf("--limit %s: no such component in this lab; components: %s", l.Component, strings.Join(names, ", "))
-		}
-		for _, sp := range hit {
-			sp.limit = l
-			sp.Limit = l.String()
-		}
-	}
-	return nil
 }

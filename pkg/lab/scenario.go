@@ -8,6 +8,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/authbench/authbench/pkg/auth"
+	"github.com/authbench/authbench/pkg/stacks"
 )
 
 // Defaults of the scenario `lab scenario` prints: the demo's load.
@@ -17,72 +18,6 @@ const (
 	ScenarioIterations  = 3
 	ScenarioTimeout     = "20s"
 )
-
-// Target names in the lab's scenario.
-const (
-	Target2x = "lab-2x"
-	Target3x = "lab-3x"
-	// Target3xOAuth is stack 3x-oauth's target.
-	Target3xOAuth = "lab-3x-oauth"
-)
-
-// TargetName is a stack's target in the lab's scenario ("" for an unknown
-// stack).
-func TargetName(stack string) string {
-	return map[string]string{Stack2x: Target2x, Stack3x: Target3x, Stack3xOAuth: Target3xOAuth}[stack]
-}
-
-// stackTargets describes each stack as a target: its outer URL and its
-// layers, from the client inwards, with their own entry points.
-func stackTargets(c Config, specs []*spec) []StackTarget {
-	url := map[string]string{}
-	for _, sp := range specs {
-		url[sp.Name] = sp.URL
-	}
-	mk := func(name, stack string, layers ...string) StackTarget {
-		t := StackTarget{Name: name, Stack: stack, URL: url[layers[0]]}
-		for _, l := range layers {
-			t.Layers = append(t.Layers, Rung{Layer: l, URL: url[l]})
-		}
-		return t
-	}
-	var out []StackTarget
-	if c.has(Stack2x) {
-		out = append(out, mk(Target2x, Stack2x, CompHAProxy, CompOAuthProxy, CompEcho2x))
-	}
-	if c.has(Stack3x) {
-		out = append(out, mk(Target3x, Stack3x, CompNginx, CompOAuth2Proxy, CompKubeRBACProxy, CompEcho3x))
-	}
-	if c.has(Stack3xOAuth) {
-		out = append(out, mk(Target3xOAuth, Stack3xOAuth, CompNginxOAuth, CompKubeAuthProxyOAuth,
-			CompKubeRBACProxyOAuth, CompEcho3xOAuth))
-	}
-	return out
-}
-
-// labNotes say which real component plays which role, for status and reports.
-func labNotes(specs []*spec) []string {
-	var notes []string
-	for _, sp := range specs {
-		if sp.Plays != "" {
-			notes = append(notes, fmt.Sprintf("%s: %s %s plays %s", sp.Name, sp.Program, sp.Version, sp.Plays))
-		}
-	}
-	for _, sp := range specs {
-		switch sp.Name {
-		case CompHAProxy:
-			notes = append(notes, "stack 2x: HAProxy terminates the client's TLS and re-encrypts to the oauth proxy (kube-rbac-proxy serves TLS only); static bearer tokens from --token-auth-file play OpenShift OAuth tokens")
-		case CompNginx:
-			notes = append(notes, "stack 3x: nginx stands in for Envoy (no Envoy binary here): auth_request sends the original method and path to oauth2-proxy without the body over kept-alive connections, and only a 200 allows (other 2xx become 403)")
-		case CompOAuth2Proxy:
-			notes = append(notes, "stack 3x: oauth2-proxy runs with --upstream=static://200 --skip-jwt-bearer-tokens --force-json-errors, verifying Keycloak JWTs locally against the realm's JWKS; kube-rbac-proxy then does TokenReview (the apiserver verifies the OIDC token) and SubjectAccessReview")
-		case CompKubeAuthProxyOAuth:
-			notes = append(notes, fmt.Sprintf("stack 3x-oauth: kube-auth-proxy cannot be built from the module mirror, so kube-rbac-proxy plays it as the ext_authz service (nginx auth_request over TLS), in front of %s answering 200; it validates the opaque sha256~ token with a TokenReview and authorises it with a SubjectAccessReview, then the %s sidecar does both again. Caches (both proxies): %s. Their API clients run at %d QPS, burst %d, instead of client-go's 5/10, so that cache misses measure the API server",
-				CompAuthzOKOAuth, CompKubeRBACProxyOAuth, KubeRBACProxyCache, OAuthKubeAPIQPS, OAuthKubeAPIBurst))
-		}
-	}
-	return notes
-}
 
 // scenarioFile is the YAML layout pkg/scenario reads.
 type scenarioFile struct {
@@ -126,10 +61,10 @@ type scenarioClient struct {
 	Timeout string `yaml:"timeout"`
 }
 
-// scenarioYAML is the scenario of a ready lab: one target per stack with
+// ScenarioYAML is the scenario of a ready lab: one target per stack with
 // its layers, rungs and token source (alice's static token file for 2x, a
 // password grant against Keycloak for 3x; secrets by file).
-func scenarioYAML(s *State) ([]byte, error) {
+func ScenarioYAML(s *State) ([]byte, error) {
 	f := scenarioFile{
 		Name:   "lab",
 		Lab:    s.Dir,
@@ -144,13 +79,13 @@ func scenarioYAML(s *State) ([]byte, error) {
 		for _, l := range t.Layers {
 			st.Layers = append(st.Layers, l.Layer)
 			c, _ := s.Component(l.Layer)
-			if c.Role == "ext-authz" && len(chain) > 0 {
+			if c.Role == stacks.RoleExtAuthz && len(chain) > 0 {
 				chain[len(chain)-1] += " [ext_authz: " + describeLayer(c) + "]"
 				continue
 			}
 			chain = append(chain, describeLayer(c))
 		}
-		fmt.Fprintf(&head, "# %s: %s\n#   %s\n", t.Name, stackTitle(t.Stack), strings.Join(chain, " -> "))
+		fmt.Fprintf(&head, "# %s: %s\n#   %s\n", t.Name, stacks.Title(t.Stack), strings.Join(chain, " -> "))
 		f.Targets = append(f.Targets, st)
 	}
 	if s.Prometheus != nil {
@@ -174,33 +109,23 @@ func scenarioYAML(s *State) ([]byte, error) {
 
 // tokenFor is a stack's token source: references to files, never values.
 func tokenFor(s *State, stack string) *auth.Spec {
-	if stack == Stack2x || stack == Stack3xOAuth {
+	if stack == stacks.Stack2x || stack == stacks.Stack3xOAuth {
 		if s.TokenPool != nil {
 			return &auth.Spec{Pool: &auth.Pool{File: s.TokenPool.File}}
 		}
-		return &auth.Spec{File: secretPaths(s.Dir).TokenFile(UserAlice)}
+		return &auth.Spec{File: stacks.SecretPaths(s.Dir).TokenFile(stacks.UserAlice)}
 	}
-	kc, _ := s.Component(CompKeycloak)
-	sec := secretPaths(s.Dir)
+	kc, _ := s.Component(stacks.Keycloak)
+	sec := stacks.SecretPaths(s.Dir)
 	return &auth.Spec{OIDC: &auth.OIDC{
 		Issuer:           kc.URL,
-		ClientID:         OIDCClientID,
+		ClientID:         stacks.OIDCClientID,
 		ClientSecretFile: sec.ClientSecret,
 		Grant:            auth.GrantPassword,
-		Username:         UserAlice,
-		PasswordFile:     sec.PasswordFile(UserAlice),
+		Username:         stacks.UserAlice,
+		PasswordFile:     sec.PasswordFile(stacks.UserAlice),
 		CACert:           s.CACert,
 	}}
-}
-
-func stackTitle(stack string) string {
-	switch stack {
-	case Stack2x:
-		return "2x, Route + oauth-proxy"
-	case Stack3xOAuth:
-		return "3x-oauth, Gateway + kube-auth-proxy (OpenShift OAuth tokens, TokenReview) + kube-rbac-proxy"
-	}
-	return "3x, Gateway + kube-auth-proxy + kube-rbac-proxy"
 }
 
 // describeLayer names a layer and, when it differs, the real program.

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/authbench/authbench/pkg/scenario"
+	"github.com/authbench/authbench/pkg/stacks"
 )
 
 // A kube lab's scenario samples its pods through the lab's Prometheus with
@@ -11,26 +12,26 @@ import (
 // for components outside the cluster, and it loads as a scenario.
 func TestScenarioOfKubeLab(t *testing.T) {
 	dir := t.TempDir()
-	certs, err := EnsureCerts(dir)
+	certs, err := stacks.EnsureCerts(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := EnsureSecrets(dir); err != nil {
+	if _, err := stacks.EnsureSecrets(dir); err != nil {
 		t.Fatal(err)
 	}
 	s := &State{Dir: dir, CACert: certs.CA,
 		Prometheus: &LabPrometheus{URL: "http://127.0.0.1:9090", Settle: "13s"},
 		Components: []ComponentInfo{
-			{Name: CompNginx, Stack: Stack3x, Role: "gateway", URL: "https://127.0.0.1:1/echo",
+			{Name: stacks.Nginx, Stack: stacks.Stack3x, Role: "gateway", URL: "https://127.0.0.1:1/echo",
 				Namespace: "authbench", Pod: "nginx-.*", Container: "nginx"},
-			{Name: CompOAuth2Proxy, Stack: Stack3x, Role: "ext-authz", URL: "http://127.0.0.1:2/echo",
+			{Name: stacks.OAuth2Proxy, Stack: stacks.Stack3x, Role: "ext-authz", URL: "http://127.0.0.1:2/echo",
 				Namespace: "authbench", Pod: "oauth2-proxy-.*", Container: "oauth2-proxy"},
-			{Name: CompKeycloak, Stack: Stack3x, Role: "oidc-provider", URL: "https://127.0.0.1:3/realms/authbench"},
+			{Name: stacks.Keycloak, Stack: stacks.Stack3x, Role: "oidc-provider", URL: "https://127.0.0.1:3/realms/authbench"},
 		},
-		Targets: []StackTarget{{Name: Target3x, Stack: Stack3x, URL: "https://127.0.0.1:1/echo",
-			Layers: []Rung{{Layer: CompNginx, URL: "https://127.0.0.1:1/echo"}, {Layer: CompOAuth2Proxy, URL: "http://127.0.0.1:2/echo"}}}},
+		Targets: []StackTarget{{Name: stacks.Target3x, Stack: stacks.Stack3x, URL: "https://127.0.0.1:1/echo",
+			Layers: []Rung{{Layer: stacks.Nginx, URL: "https://127.0.0.1:1/echo"}, {Layer: stacks.OAuth2Proxy, URL: "http://127.0.0.1:2/echo"}}}},
 	}
-	b, err := scenarioYAML(s)
+	b, err := ScenarioYAML(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +45,7 @@ func TestScenarioOfKubeLab(t *testing.T) {
 	if len(p.Prometheus.Profile) != 0 {
 		t.Errorf("profile %v, want the default cAdvisor profile", p.Prometheus.Profile)
 	}
-	want := map[string]string{CompNginx: "authbench/nginx-.*/nginx", CompOAuth2Proxy: "authbench/oauth2-proxy-.*/oauth2-proxy"}
+	want := map[string]string{stacks.Nginx: "authbench/nginx-.*/nginx", stacks.OAuth2Proxy: "authbench/oauth2-proxy-.*/oauth2-proxy"}
 	if len(p.Observe) != len(want) {
 		t.Fatalf("observe %+v, want %v", p.Observe, want)
 	}

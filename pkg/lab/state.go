@@ -9,34 +9,38 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/authbench/authbench/pkg/atomicfile"
 	"github.com/authbench/authbench/pkg/lab/internal/lock"
 	"github.com/authbench/authbench/pkg/results"
 )
 
 // Files of the lab directory.
 const (
-	StateFile      = "state.json"   // written by the supervisor; see State
-	RequestFile    = "request.json" // what `lab up` asked for; read by the supervisor
-	SupervisorLog  = "logs/supervisor.log"
-	ScenarioFile   = "scenario.yaml" // written when the lab is ready
-	stateVersion   = 1
-	phaseStarting  = "starting"
-	phaseReady     = "ready"
-	phaseFailed    = "failed"
-	phaseStopping  = "stopping"
-	phaseStopped   = "stopped"
-	statusRunning  = "running"
-	statusExited   = "exited"
-	statusStarting = "starting"
+	StateFile     = "state.json"   // written by the supervisor; see State
+	RequestFile   = "request.json" // what `lab up` asked for; read by the supervisor
+	SupervisorLog = "logs/supervisor.log"
+	ScenarioFile  = "scenario.yaml" // written when the lab is ready
+	// AuditLog is the kube-apiserver's audit log: every TokenReview and
+	// SubjectAccessReview with its caller (what observe.NewAuditReviews
+	// counts).
+	AuditLog     = "logs/kube-apiserver-audit.log"
+	stateVersion = 1
 )
 
 // Phases of a lab, as in State.Phase.
 const (
-	PhaseStarting = phaseStarting
-	PhaseReady    = phaseReady
-	PhaseFailed   = phaseFailed
-	PhaseStopping = phaseStopping
-	PhaseStopped  = phaseStopped
+	PhaseStarting = "starting"
+	PhaseReady    = "ready"
+	PhaseFailed   = "failed"
+	PhaseStopping = "stopping"
+	PhaseStopped  = "stopped"
+)
+
+// Statuses of a component, as in ComponentInfo.Status.
+const (
+	StatusStarting = "starting"
+	StatusRunning  = "running"
+	StatusExited   = "exited"
 )
 
 // State is state.json: what the supervisor started, where, and how it went.
@@ -130,8 +134,8 @@ var ErrAlreadyRunning = lock.ErrAlreadyRunning
 // ErrNotRunning reports a lab directory without a running lab.
 var ErrNotRunning = errors.New("no lab is running")
 
-// readState reads dir/state.json.
-func readState(dir string) (*State, error) {
+// ReadState reads dir/state.json.
+func ReadState(dir string) (*State, error) {
 	b, err := os.ReadFile(filepath.Join(dir, StateFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("reading lab state in %s: %w", dir, ErrNotRunning)
@@ -146,29 +150,14 @@ func readState(dir string) (*State, error) {
 	return &s, nil
 }
 
-// writeState replaces dir/state.json atomically.
-func writeState(dir string, s *State) error {
+// WriteState replaces dir/state.json atomically.
+func WriteState(dir string, s *State) error {
 	s.Version = stateVersion
 	b, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encoding lab state: %w", err)
 	}
-	return writeFileAtomic(filepath.Join(dir, StateFile), append(b, '\n'), 0o644)
-}
-
-// Ready is the state of a lab whose supervisor is alive and ready.
-func (processes) Ready(dir string) (*State, error) {
-	s, err := readState(dir)
-	if err != nil {
-		return nil, err
-	}
-	if !lock.Alive(dir) {
-		return nil, fmt.Errorf("lab in %s: supervisor not running (last phase %s): %w", dir, s.Phase, ErrNotRunning)
-	}
-	if s.Phase != phaseReady {
-		return nil, fmt.Errorf("lab in %s is %s, not ready", dir, s.Phase)
-	}
-	return s, nil
+	return atomicfile.Write(filepath.Join(dir, StateFile), append(b, '\n'), 0o644)
 }
 
 // Record converts the state to the results.Lab record.
@@ -194,4 +183,13 @@ func (s *State) Component(name string) (ComponentInfo, bool) {
 		}
 	}
 	return ComponentInfo{}, false
+}
+
+// TokenPool is the pool a lab issued: how many users, which, and the file
+// holding their tokens (never the tokens).
+type TokenPool struct {
+	Users int    `json:"users"`
+	First string `json:"first"`
+	Last  string `json:"last"`
+	File  string `json:"file"`
 }

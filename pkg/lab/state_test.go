@@ -6,23 +6,23 @@ import (
 	"testing"
 	"time"
 
-	"github.com/authbench/authbench/pkg/lab/internal/lock"
+	"github.com/authbench/authbench/pkg/stacks"
 )
 
 func sampleState(dir string) *State {
 	ready := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
 	return &State{
-		Dir: dir, Phase: phaseReady, Supervisor: 42, Started: ready.Add(-9 * time.Second), ReadyAt: &ready,
-		Stacks: []string{Stack2x, Stack3x}, Cgroups: "v1", CACert: dir + "/certs/ca.crt",
-		Ports: map[string]int{CompHAProxy: 40001, CompNginx: 40002},
+		Dir: dir, Phase: PhaseReady, Supervisor: 42, Started: ready.Add(-9 * time.Second), ReadyAt: &ready,
+		Stacks: []string{stacks.Stack2x, stacks.Stack3x}, Cgroups: "v1", CACert: dir + "/certs/ca.crt",
+		Ports: map[string]int{stacks.HAProxy: 40001, stacks.Nginx: 40002},
 		Components: []ComponentInfo{
-			{Name: CompHAProxy, Stack: Stack2x, Role: "route", Program: "haproxy", Plays: "an OpenShift Route",
-				Version: "2.6.12", PID: 100, Cgroup: "/authbench/lab-1/haproxy", URL: "https://127.0.0.1:40001/echo", Status: statusRunning},
-			{Name: CompOAuth2Proxy, Stack: Stack3x, Role: "ext-authz", Program: "oauth2-proxy", Version: "v7.8.1",
-				PID: 101, Limit: "50m", URL: "http://127.0.0.1:40003/echo", Status: statusRunning},
+			{Name: stacks.HAProxy, Stack: stacks.Stack2x, Role: "route", Program: "haproxy", Plays: "an OpenShift Route",
+				Version: "2.6.12", PID: 100, Cgroup: "/authbench/lab-1/haproxy", URL: "https://127.0.0.1:40001/echo", Status: StatusRunning},
+			{Name: stacks.OAuth2Proxy, Stack: stacks.Stack3x, Role: "ext-authz", Program: "oauth2-proxy", Version: "v7.8.1",
+				PID: 101, Limit: "50m", URL: "http://127.0.0.1:40003/echo", Status: StatusRunning},
 		},
-		Targets: []StackTarget{{Name: Target2x, Stack: Stack2x, URL: "https://127.0.0.1:40001/echo",
-			Layers: []Rung{{Layer: CompHAProxy, URL: "https://127.0.0.1:40001/echo"}}}},
+		Targets: []StackTarget{{Name: stacks.Target2x, Stack: stacks.Stack2x, URL: "https://127.0.0.1:40001/echo",
+			Layers: []Rung{{Layer: stacks.HAProxy, URL: "https://127.0.0.1:40001/echo"}}}},
 		Notes: []string{"nginx stands in for Envoy"},
 	}
 }
@@ -30,10 +30,10 @@ func sampleState(dir string) *State {
 func TestStateRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	want := sampleState(dir)
-	if err := writeState(dir, want); err != nil {
+	if err := WriteState(dir, want); err != nil {
 		t.Fatal(err)
 	}
-	got, err := readState(dir)
+	got, err := ReadState(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,33 +46,8 @@ func TestStateRoundTrip(t *testing.T) {
 }
 
 func TestReadStateMissing(t *testing.T) {
-	if _, err := readState(t.TempDir()); !errors.Is(err, ErrNotRunning) {
+	if _, err := ReadState(t.TempDir()); !errors.Is(err, ErrNotRunning) {
 		t.Errorf("error = %v, want ErrNotRunning", err)
-	}
-}
-
-func TestComponentsNeedsARunningSupervisor(t *testing.T) {
-	dir := t.TempDir()
-	if err := writeState(dir, sampleState(dir)); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Open(dir).Components(); !errors.Is(err, ErrNotRunning) {
-		t.Errorf("Components without a supervisor: %v, want ErrNotRunning", err)
-	}
-	held, err := lock.Acquire(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer held.Close()
-	comps, err := Open(dir).Components()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(comps) != 2 || comps[1].Limit != "50m" || comps[0].Cgroup == "" {
-		t.Errorf("Components = %+v", comps)
-	}
-	if _, err := lock.Acquire(dir); !errors.Is(err, ErrAlreadyRunning) {
-		t.Errorf("second lock: %v, want ErrAlreadyRunning", err)
 	}
 }
 

@@ -7,39 +7,14 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/authbench/authbench/pkg/lab/internal/lock"
+	"github.com/authbench/authbench/pkg/stacks"
 )
-
-// Status reads the lab's state and checks which recorded processes are
-// still alive. A lab whose supervisor is gone reads as stopped.
-func (processes) Status(dir string) (*State, error) {
-	s, err := readState(dir)
-	if err != nil {
-		return nil, err
-	}
-	alive := lock.Alive(dir)
-	if !alive && s.Phase != phaseFailed {
-		s.Phase = phaseStopped
-	}
-	for i := range s.Components {
-		c := &s.Components[i]
-		switch {
-		case lock.ProcessAlive(c.PID) && alive:
-			if c.Status == "" || c.Status == statusExited {
-				c.Status = statusRunning
-			}
-		case c.PID > 0:
-			c.Status = statusExited
-		}
-	}
-	return s, nil
-}
 
 // WriteStatus prints a state for people: phase, each component with its
 // role, program, version, pid, limit and URL, each stack's layers, notes.
 func WriteStatus(w io.Writer, s *State) error {
 	fmt.Fprintf(w, "lab %s: %s", s.Dir, s.Phase)
-	if s.ReadyAt != nil && s.Phase == phaseReady {
+	if s.ReadyAt != nil && s.Phase == PhaseReady {
 		fmt.Fprintf(w, " since %s (started in %.1fs)", s.ReadyAt.Format(time.DateTime), s.ReadyAt.Sub(s.Started).Seconds())
 	}
 	fmt.Fprintf(w, "; supervisor pid %d; stacks %s; cgroups %s\n", s.Supervisor, strings.Join(s.Stacks, ", "), s.Cgroups)
@@ -57,7 +32,7 @@ func WriteStatus(w io.Writer, s *State) error {
 		return err
 	}
 	for _, t := range s.Targets {
-		fmt.Fprintf(w, "\n%s (%s): %s\n", t.Name, stackTitle(t.Stack), t.URL)
+		fmt.Fprintf(w, "\n%s (%s): %s\n", t.Name, stacks.Title(t.Stack), t.URL)
 		for _, l := range t.Layers {
 			fmt.Fprintf(w, "  %-22s %s\n", l.Layer, l.URL)
 		}

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/authbench/authbench/pkg/stacks"
 )
 
 // HopMarker starts every line of the gateway's ladder log format, so that
@@ -50,7 +52,7 @@ func ParseHopLine(line string) (HopRecord, bool) {
 	r := HopRecord{Gateway: kv["gw"], Ms: map[string]float64{}}
 	r.Status, _ = strconv.Atoi(kv["status"])
 	switch r.Gateway {
-	case "nginx":
+	case stacks.ProgramNginx:
 		sec, err := strconv.ParseFloat(kv["msec"], 64)
 		if err != nil {
 			return HopRecord{}, false
@@ -61,7 +63,7 @@ func ParseHopLine(line string) (HopRecord, bool) {
 				r.Ms[k] = v * 1000
 			}
 		}
-	case "haproxy":
+	case stacks.ProgramHAProxy:
 		ms, err := strconv.ParseInt(kv["ms"], 10, 64)
 		if err != nil {
 			return HopRecord{}, false

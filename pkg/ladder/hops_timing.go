@@ -8,6 +8,7 @@ import (
 
 	"github.com/authbench/authbench/pkg/results"
 	"github.com/authbench/authbench/pkg/runner"
+	"github.com/authbench/authbench/pkg/stacks"
 )
 
 // DefaultFlushWait is how long the ladder waits for the gateway to flush
@@ -179,7 +180,7 @@ func (l *ladderRun) innerLayer(layer string) string {
 
 // hopDefs are the timings each gateway's format gives.
 func (l *ladderRun) hopDefs(kind, gw string) []hopDef {
-	if kind == "haproxy" {
+	if kind == stacks.ProgramHAProxy {
 		return []hopDef{
 			{"route's own time", gw, "HAProxy %Ta - %Tr", "added", diff("Ta", "Tr")},
 			{"upstream response", l.innerLayer(gw), "HAProxy %Tr", "rung", field("Tr")},

@@ -1,6 +1,7 @@
 package ladder
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"github.com/authbench/authbench/pkg/lab"
 	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/scenario"
+	"github.com/authbench/authbench/pkg/stacks"
 )
 
 // NginxAccessLog is where the lab's nginx is expected to write the
@@ -17,14 +19,14 @@ import (
 const NginxAccessLog = "logs/nginx-access.log"
 
 // LabOptions prepares a ladder on one stack ("2x" or "3x") of the running
-// lab in dir (default lab.DefaultDir()): the target, rungs, token and CA
+// lab in dir (default lab.DefaultDir()) on one of platforms: the target, rungs, token and CA
 // of the lab's scenario, the ext_authz layers by their role, the gateway's
 // log, and the lab's record for run.json. Options.Plan is the lab's
 // scenario, its target the stack's.
-func LabOptions(dir, stack string) (Options, error) {
-	name := lab.TargetName(stack)
+func LabOptions(ctx context.Context, dir, stack string, platforms ...lab.Platform) (Options, error) {
+	name := stacks.TargetName(stack)
 	if name == "" {
-		return Options{}, fmt.Errorf("unknown stack %q: want %s", stack, strings.Join(lab.Stacks(), ", "))
+		return Options{}, fmt.Errorf("unknown stack %q: want %s", stack, strings.Join(stacks.Names(), ", "))
 	}
 	if dir == "" {
 		dir = lab.DefaultDir()
@@ -33,12 +35,12 @@ func LabOptions(dir, stack string) (Options, error) {
 	if err != nil {
 		return Options{}, fmt.Errorf("resolving lab dir %s: %w", dir, err)
 	}
-	l := lab.Open(abs)
-	data, err := l.Scenario()
+	l := lab.Open(abs, platforms...)
+	data, err := l.Scenario(ctx)
 	if err != nil {
 		return Options{}, err
 	}
-	st, err := l.State()
+	st, err := l.State(ctx)
 	if err != nil {
 		return Options{}, err
 	}
@@ -65,7 +67,7 @@ func LabOptions(dir, stack string) (Options, error) {
 	if len(t.Layers) > 0 {
 		if c, ok := st.Component(t.Layers[0]); ok {
 			o.Gateway = &GatewayLog{Path: c.Log, Gateway: c.Name}
-			if access := filepath.Join(abs, "logs", c.Name+"-access.log"); c.Program == "nginx" && exists(access) {
+			if access := filepath.Join(abs, "logs", c.Name+"-access.log"); c.Program == stacks.ProgramNginx && exists(access) {
 				o.Gateway.Path = access
 			}
 		}

@@ -17,9 +17,11 @@ import (
 
 	"github.com/authbench/authbench/pkg/cgroup"
 	"github.com/authbench/authbench/pkg/lab"
+	"github.com/authbench/authbench/pkg/lab/platform/processes"
 	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/report"
 	"github.com/authbench/authbench/pkg/results"
+	"github.com/authbench/authbench/pkg/stacks"
 )
 
 // One lab per test binary, started by the first test that needs it and
@@ -33,11 +35,11 @@ var (
 
 func TestMain(m *testing.M) {
 	// lab.Up starts this test binary as the lab's supervisor.
-	lab.ServeIfAsked()
+	processes.ServeIfAsked()
 	flag.Parse()
 	code := m.Run()
 	if labDir != "" {
-		_ = lab.Open(labDir).Down(context.Background(), io.Discard)
+		_ = lab.Open(labDir, processes.Platform{}).Down(context.Background(), io.Discard)
 		os.RemoveAll(labDir)
 	}
 	os.Exit(code)
@@ -53,9 +55,9 @@ func needLab(t *testing.T) string {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
-		_ = lab.Open(labDir).Down(ctx, io.Discard) // a lab left by an interrupted earlier run
-		_, labErr = lab.Open(labDir).Up(ctx, lab.UpOptions{Out: os.Stderr, Supervisor: []string{os.Args[0], "-test.run=^$"},
-			Config: lab.Config{Stacks: []string{lab.Stack2x, lab.Stack3x}, Limits: []lab.Limit{{Component: lab.CompOAuth2Proxy, MilliCPU: 50}}}})
+		_ = lab.Open(labDir, processes.Platform{}).Down(ctx, io.Discard) // a lab left by an interrupted earlier run
+		_, labErr = lab.Open(labDir, processes.Platform{}).Up(ctx, lab.UpOptions{Out: os.Stderr, Supervisor: []string{os.Args[0], "-test.run=^$"},
+			Config: lab.Config{Stacks: []string{stacks.Stack2x, stacks.Stack3x}, Limits: []lab.Limit{{Component: stacks.OAuth2Proxy, MilliCPU: 50}}}})
 	})
 	if labErr != nil {
 		t.Fatalf("lab up failed: %v", labErr)
@@ -67,7 +69,7 @@ func needLab(t *testing.T) string {
 // after 1 s capacity probes, about 45 s in all.
 func labLadder(t *testing.T, name string, adjust func(*Options)) *results.Ladder {
 	t.Helper()
-	return stackLadder(t, lab.Stack3x, name, adjust)
+	return stackLadder(t, stacks.Stack3x, name, adjust)
 }
 
 // busyHost is the share of late sends above which the ladder itself says
@@ -114,7 +116,7 @@ func stackLadder(t *testing.T, stack, name string, adjust func(*Options)) *resul
 	t.Helper()
 	var l *results.Ladder
 	for attempt := 1; attempt <= maxAttempts; attempt++ {
-		o, err := LabOptions(needLab(t), stack)
+		o, err := LabOptions(context.Background(), needLab(t), stack, processes.Platform{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -139,11 +141,11 @@ func stackLadder(t *testing.T, stack, name string, adjust func(*Options)) *resul
 // setAuthLimit changes oauth2-proxy's CPU limit through its cgroup.
 func setAuthLimit(t *testing.T, millicores int64) {
 	t.Helper()
-	st, err := lab.Open(needLab(t)).Status()
+	st, err := lab.Open(needLab(t), processes.Platform{}).Status(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, ok := st.Component(lab.CompOAuth2Proxy)
+	c, ok := st.Component(stacks.OAuth2Proxy)
 	if !ok || c.Cgroup == "" {
 		t.Skipf("oauth2-proxy has no cgroup (%s): the lab cannot limit it", st.Cgroups)
 	}
@@ -171,10 +173,10 @@ func TestLadderLab(t *testing.T) {
 	free := labLadder(t, "unlimited", func(o *Options) { o.Plan.Load.Rate = limited.RateRPS })
 
 	t.Run("limit moves the attribution to the auth layer", func(t *testing.T) {
-		if limited.Bottleneck != lab.CompOAuth2Proxy {
-			t.Errorf("bottleneck under the 50m limit is %q, want %s", limited.Bottleneck, lab.CompOAuth2Proxy)
+		if limited.Bottleneck != stacks.OAuth2Proxy {
+			t.Errorf("bottleneck under the 50m limit is %q, want %s", limited.Bottleneck, stacks.OAuth2Proxy)
 		}
-		auth, before := findLayer(limited, lab.CompOAuth2Proxy), findLayer(free, lab.CompOAuth2Proxy)
+		auth, before := findLayer(limited, stacks.OAuth2Proxy), findLayer(free, stacks.OAuth2Proxy)
 		if auth.Kind != results.LayerExtAuthz {
 			t.Errorf("oauth2-proxy is %q, want ext_authz", auth.Kind)
 		}
@@ -243,7 +245,7 @@ func TestLadderLab(t *testing.T) {
 // inline layers, HAProxy's timers beside them when it logs them, and the
 // end-to-end latency accounted for.
 func TestLadderLab2x(t *testing.T) {
-	l := stackLadder(t, lab.Stack2x, "2x", func(o *Options) { o.Rounds = 4 })
+	l := stackLadder(t, stacks.Stack2x, "2x", func(o *Options) { o.Rounds = 4 })
 	var names []string
 	for _, layer := range l.Layers {
 		names = append(names, layer.Name)
@@ -254,7 +256,7 @@ func TestLadderLab2x(t *testing.T) {
 			t.Errorf("%s has no capacity", layer.Name)
 		}
 	}
-	if want := []string{lab.CompHAProxy, lab.CompOAuthProxy, lab.CompEcho2x}; strings.Join(names, ",") != strings.Join(want, ",") {
+	if want := []string{stacks.HAProxy, stacks.OAuthProxy, stacks.Echo2x}; strings.Join(names, ",") != strings.Join(want, ",") {
 		t.Errorf("layers %v, want %v", names, want)
 	}
 	checkRemainder(t, l, 1)

@@ -3,6 +3,7 @@
 package runner_test
 
 import (
+	"context"
 	"math"
 	"strings"
 	"sync"
@@ -12,9 +13,11 @@ import (
 	"github.com/authbench/authbench/pkg/analyze"
 	"github.com/authbench/authbench/pkg/cgroup"
 	"github.com/authbench/authbench/pkg/lab"
+	"github.com/authbench/authbench/pkg/lab/platform/processes"
 	"github.com/authbench/authbench/pkg/observe"
 	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/results"
+	"github.com/authbench/authbench/pkg/stacks"
 )
 
 var (
@@ -43,11 +46,11 @@ func baseline(t *testing.T) *results.Run {
 // status`) and where the kernel enforces it (its cgroup's quota).
 func checkLimit(t *testing.T, recorded string, cores float64) {
 	t.Helper()
-	st, err := lab.Open(labDir).Status()
+	st, err := lab.Open(labDir, processes.Platform{}).Status(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, ok := st.Component(lab.CompOAuth2Proxy)
+	c, ok := st.Component(stacks.OAuth2Proxy)
 	if !ok || c.Cgroup == "" {
 		t.Fatalf("oauth2-proxy has no cgroup in the lab's state: %+v", c)
 	}
@@ -78,11 +81,11 @@ func TestLiveLimitThrottlesOAuth2Proxy(t *testing.T) {
 		t.Errorf("the unlimited run has cpu-throttling findings: %+v", f)
 	}
 
-	if err := lab.Open(labDir).SetLimit(lab.Limit{Component: lab.CompOAuth2Proxy, MilliCPU: 50}); err != nil {
+	if err := lab.Open(labDir, processes.Platform{}).SetLimit(context.Background(), lab.Limit{Component: stacks.OAuth2Proxy, MilliCPU: 50}); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		if err := lab.Open(labDir).SetLimit(lab.Limit{Component: lab.CompOAuth2Proxy}); err != nil {
+		if err := lab.Open(labDir, processes.Platform{}).SetLimit(context.Background(), lab.Limit{Component: stacks.OAuth2Proxy}); err != nil {
 			t.Fatalf("lifting the limit: %v", err)
 		}
 		checkLimit(t, "", 0)
@@ -99,7 +102,7 @@ func TestLiveLimitThrottlesOAuth2Proxy(t *testing.T) {
 	}
 	var hit *results.Finding
 	for _, f := range findings(limited, analyze.KindCPUThrottling) {
-		if f.Component == lab.CompOAuth2Proxy {
+		if f.Component == stacks.OAuth2Proxy {
 			hit = &f
 		}
 	}
@@ -128,7 +131,7 @@ func checkRecordedLimit(t *testing.T, run *results.Run, recorded string, cores f
 	var inRecord *results.LabComponent
 	if run.Lab != nil {
 		for _, c := range run.Lab.Components {
-			if c.Name == lab.CompOAuth2Proxy {
+			if c.Name == stacks.OAuth2Proxy {
 				inRecord = &c
 			}
 		}
@@ -137,7 +140,7 @@ func checkRecordedLimit(t *testing.T, run *results.Run, recorded string, cores f
 		t.Errorf("run %s: lab record of oauth2-proxy %+v, want limit %q", run.Name, inRecord, recorded)
 	}
 	for _, r := range run.Results {
-		u, ok := usage(r, lab.CompOAuth2Proxy, observe.SourceLocal)
+		u, ok := usage(r, stacks.OAuth2Proxy, observe.SourceLocal)
 		if !ok {
 			t.Errorf("run %s: no local sample of oauth2-proxy", run.Name)
 			continue

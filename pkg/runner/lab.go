@@ -10,6 +10,7 @@ import (
 	"github.com/authbench/authbench/pkg/observe"
 	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/results"
+	"github.com/authbench/authbench/pkg/stacks"
 )
 
 // ObserveOptions say what a run samples besides authbench itself and the
@@ -21,6 +22,9 @@ type ObserveOptions struct {
 	LabDir string
 	// DefaultLabDir is the default lab directory. Default lab.DefaultDir().
 	DefaultLabDir string
+	// Platforms are the lab platforms a lab may run on (the CLI's).
+	// Default none: no lab is sampled.
+	Platforms []lab.Platform
 }
 
 // Observation is what a run samples, for Options (or Common).
@@ -51,7 +55,7 @@ func Observe(ctx context.Context, p *plan.Plan, o ObserveOptions) (*Observation,
 			dir = lab.DefaultDir()
 		}
 	}
-	comps, rec, err := LabComponents(dir, p, explicit)
+	comps, rec, err := LabComponents(ctx, dir, p, explicit, o.Platforms...)
 	if err != nil {
 		return nil, err
 	}
@@ -72,8 +76,8 @@ func Observe(ctx context.Context, p *plan.Plan, o ObserveOptions) (*Observation,
 // the lab's record for run.json. When explicit is false, a lab that is not
 // running, or that none of the plan's targets points at, yields nothing:
 // sampling a lab that the load never touches would only add noise.
-func LabComponents(dir string, p *plan.Plan, explicit bool) ([]observe.LocalComponent, *results.Lab, error) {
-	st, err := lab.Open(dir).State() // the lab's state, if it is up and ready
+func LabComponents(ctx context.Context, dir string, p *plan.Plan, explicit bool, platforms ...lab.Platform) ([]observe.LocalComponent, *results.Lab, error) {
+	st, err := lab.Open(dir, platforms...).State(ctx) // the lab's state, if it is up and ready
 	if err != nil {
 		// Unless asked for, a lab that is absent, stopping or broken is
 		// simply not part of this run.
@@ -85,10 +89,10 @@ func LabComponents(dir string, p *plan.Plan, explicit bool) ([]observe.LocalComp
 	if !explicit && !targetsLab(p, st) {
 		return nil, nil, nil
 	}
-	stacks := targetStacks(p, st)
+	targeted := targetStacks(p, st)
 	var comps []observe.LocalComponent
 	for _, c := range st.Components {
-		if len(stacks) > 0 && c.Stack != lab.StackShared && !stacks[c.Stack] {
+		if len(targeted) > 0 && c.Stack != stacks.Shared && !targeted[c.Stack] {
 			continue
 		}
 		if c.Cgroup == "" && c.PID == 0 {

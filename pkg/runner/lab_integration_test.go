@@ -23,10 +23,12 @@ import (
 	"github.com/authbench/authbench/pkg/auth"
 	"github.com/authbench/authbench/pkg/lab"
 	"github.com/authbench/authbench/pkg/lab/install"
+	"github.com/authbench/authbench/pkg/lab/platform/processes"
 	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/results"
 	"github.com/authbench/authbench/pkg/runner"
 	"github.com/authbench/authbench/pkg/scenario"
+	"github.com/authbench/authbench/pkg/stacks"
 	"github.com/authbench/authbench/pkg/store"
 )
 
@@ -56,7 +58,7 @@ var (
 
 func TestMain(m *testing.M) {
 	// lab.Up starts this test binary as the lab's supervisor.
-	lab.ServeIfAsked()
+	processes.ServeIfAsked()
 	flag.Parse()
 	os.Exit(runWithLab(m))
 }
@@ -79,8 +81,8 @@ func runWithLab(m *testing.M) int {
 	labDir = filepath.Join(install.CacheDir(), "lab-runner-integration")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	t0 := time.Now()
-	_ = lab.Open(labDir).Down(ctx, io.Discard) // a lab left by an interrupted earlier run
-	labState, labErr = lab.Open(labDir).Up(ctx, lab.UpOptions{Out: os.Stderr,
+	_ = lab.Open(labDir, processes.Platform{}).Down(ctx, io.Discard) // a lab left by an interrupted earlier run
+	labState, labErr = lab.Open(labDir, processes.Platform{}).Up(ctx, lab.UpOptions{Out: os.Stderr,
 		Supervisor: []string{os.Args[0], "-test.run=^$"},
 		Config:     lab.Config{AccessTokenLifespan: tokenLifespan}})
 	cancel()
@@ -89,7 +91,7 @@ func runWithLab(m *testing.M) int {
 		expired, expiredExpiry, expiredErr = aliceToken()
 	}
 	code := m.Run()
-	if err := lab.Open(labDir).Down(context.Background(), os.Stderr); err != nil {
+	if err := lab.Open(labDir, processes.Platform{}).Down(context.Background(), os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "lab down:", err)
 		code = 1
 	}
@@ -112,7 +114,7 @@ func needLab(t *testing.T) *lab.State {
 func labPlan(t *testing.T, name string, l plan.Load) *plan.Plan {
 	t.Helper()
 	needLab(t)
-	b, err := lab.Open(labDir).Scenario()
+	b, err := lab.Open(labDir, processes.Platform{}).Scenario(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,12 +124,12 @@ func labPlan(t *testing.T, name string, l plan.Load) *plan.Plan {
 	}
 	var keep []plan.Target
 	for _, tg := range p.Targets {
-		if tg.Name == lab.Target3x {
+		if tg.Name == stacks.Target3x {
 			keep = append(keep, tg)
 		}
 	}
 	if len(keep) != 1 {
-		t.Fatalf("lab scenario has no %s target:\n%s", lab.Target3x, b)
+		t.Fatalf("lab scenario has no %s target:\n%s", stacks.Target3x, b)
 	}
 	if keep[0].Token == nil || keep[0].Token.OIDC == nil {
 		t.Fatalf("the 3x target's token source is not oidc: %+v", keep[0].Token)
@@ -150,7 +152,7 @@ func runLab(t *testing.T, p *plan.Plan) (*results.Run, string) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel() // stops the token source's refresher
-	comps, rec, err := runner.LabComponents(labDir, p, true)
+	comps, rec, err := runner.LabComponents(context.Background(), labDir, p, true, processes.Platform{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +229,7 @@ func onlyStatus(t *testing.T, run *results.Run, code string) {
 // aliceToken gets alice's access token through the 3x target's own token
 // source, and its expiry from the JWT.
 func aliceToken() (string, time.Time, error) {
-	b, err := lab.Open(labDir).Scenario()
+	b, err := lab.Open(labDir, processes.Platform{}).Scenario(context.Background())
 	if err != nil {
 		return "", time.Time{}, err
 	}
@@ -236,7 +238,7 @@ func aliceToken() (string, time.Time, error) {
 		return "", time.Time{}, err
 	}
 	for _, tg := range p.Targets {
-		if tg.Name != lab.Target3x {
+		if tg.Name != stacks.Target3x {
 			continue
 		}
 		ctx, cancel := context.WithCancel(context.Background())
@@ -252,7 +254,7 @@ func aliceToken() (string, time.Time, error) {
 		exp, err := jwtClaim(tok, "exp")
 		return tok, time.Unix(exp, 0), err
 	}
-	return "", time.Time{}, fmt.Errorf("lab scenario has no %s target", lab.Target3x)
+	return "", time.Time{}, fmt.Errorf("lab scenario has no %s target", stacks.Target3x)
 }
 
 // jwtClaim reads a numeric claim of a JWT, unverified (to know how long to

@@ -13,6 +13,7 @@ import (
 
 	"github.com/authbench/authbench/pkg/lab"
 	"github.com/authbench/authbench/pkg/plan"
+	"github.com/authbench/authbench/pkg/stacks"
 	"github.com/authbench/authbench/pkg/store"
 )
 
@@ -74,12 +75,12 @@ func TestExpiredTokenGets401ThroughBoth3xAuthLayers(t *testing.T) {
 	c := labClient(t, st.CACert)
 	var tg lab.StackTarget
 	for _, x := range st.Targets {
-		if x.Name == lab.Target3x {
+		if x.Name == stacks.Target3x {
 			tg = x
 		}
 	}
 	for _, rung := range tg.Layers {
-		if rung.Layer == lab.CompEcho3x {
+		if rung.Layer == stacks.Echo3x {
 			continue // the backend does no authentication
 		}
 		t.Run(rung.Layer, func(t *testing.T) {

@@ -18,9 +18,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/authbench/authbench/pkg/lab"
 	"github.com/authbench/authbench/pkg/observe"
 	"github.com/authbench/authbench/pkg/plan"
+	"github.com/authbench/authbench/pkg/stacks"
 )
 
 // TestPrometheusAgreesWithLocalOnOAuth2Proxy runs a real Prometheus
@@ -34,13 +34,13 @@ func TestPrometheusAgreesWithLocalOnOAuth2Proxy(t *testing.T) {
 	if err != nil {
 		t.Skip("prometheus not installed (apt-get install -y prometheus)")
 	}
-	port, ok := st.Ports[lab.PortOAuth2ProxyMetrics]
+	port, ok := st.Ports[stacks.PortOAuth2ProxyMetrics]
 	if !ok {
-		t.Fatalf("the lab exposes no %s port: %v", lab.PortOAuth2ProxyMetrics, st.Ports)
+		t.Fatalf("the lab exposes no %s port: %v", stacks.PortOAuth2ProxyMetrics, st.Ports)
 	}
 	target := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 	checkExposes(t, "http://"+target+"/metrics", "process_cpu_seconds_total")
-	const job = lab.CompOAuth2Proxy // ProcessProfile selects {job="{{.name}}"}
+	const job = stacks.OAuth2Proxy // ProcessProfile selects {job="{{.name}}"}
 	promURL := startPrometheus(t, bin, job, target)
 	waitScraped(t, promURL, job)
 
@@ -52,14 +52,14 @@ func TestPrometheusAgreesWithLocalOnOAuth2Proxy(t *testing.T) {
 		Duration: plan.Duration(20 * time.Second), WarmupDuration: plan.Duration(time.Second)})
 	// A Pod makes the component a Prometheus one; the process profile
 	// ignores it and selects the scrape job by the component's name.
-	p.Observe = []plan.Component{{Name: lab.CompOAuth2Proxy, Role: "ext-authz", Pod: lab.CompOAuth2Proxy}}
+	p.Observe = []plan.Component{{Name: stacks.OAuth2Proxy, Role: "ext-authz", Pod: stacks.OAuth2Proxy}}
 	p.Prometheus = &plan.Prometheus{URL: promURL, Profile: observe.ProcessProfile(),
 		Settle: plan.Duration(2 * time.Second)}
 	run, _ := runLab(t, p)
 	onlyStatus(t, run, "200")
 	for _, r := range run.Results {
-		local, ok1 := usage(r, lab.CompOAuth2Proxy, observe.SourceLocal)
-		prom, ok2 := usage(r, lab.CompOAuth2Proxy, observe.SourcePrometheus)
+		local, ok1 := usage(r, stacks.OAuth2Proxy, observe.SourceLocal)
+		prom, ok2 := usage(r, stacks.OAuth2Proxy, observe.SourcePrometheus)
 		if !ok1 || !ok2 {
 			t.Fatalf("iteration %d: oauth2-proxy sampled locally %v, by prometheus %v; components %+v", r.Iteration, ok1, ok2, r.Components)
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/authbench/authbench/pkg/kube/deploy"
 	"github.com/authbench/authbench/pkg/kube/manifests"
+	"github.com/authbench/authbench/pkg/stacks"
 )
 
 // checkStack3x deploys the 3x stack with the lab overlay: nginx (the
@@ -39,12 +40,12 @@ func checkStack3x(t *testing.T, c *Cluster) {
 	}
 	ca, _ := os.ReadFile(paths{c.Dir}.pki("ca.crt"))
 	lab := &manifests.Lab{Ports: manifests.Ports{}, APIServerPort: c.Ports.APIServer}
-	names := manifests.PortNames(manifests.Stack3x)
+	names := stacks.PortNames(stacks.Stack3x)
 	pp, _ := freePorts(len(names))
 	for i, n := range names {
 		lab.Ports[n] = pp[i]
 	}
-	o := deploy.StackOptions{Stack: manifests.Stack3x, Lab: lab, InstallCRDs: true, OIDC: manifests.OIDC{
+	o := deploy.StackOptions{Stack: stacks.Stack3x, Lab: lab, InstallCRDs: true, OIDC: manifests.OIDC{
 		IssuerURL: issuer, ClientID: "authbench", ClientSecret: "unused", CookieSecret: strings.Repeat("c", 32), CA: ca}}
 	defer func() {
 		if t.Failed() {
@@ -68,7 +69,7 @@ func checkStack3x(t *testing.T, c *Cluster) {
 	}
 	t.Logf("3x deployed and available in %s", time.Since(start))
 	client := stackClient(t, cl)
-	url := fmt.Sprintf("https://127.0.0.1:%d/echo", lab.Ports[manifests.Nginx])
+	url := fmt.Sprintf("https://127.0.0.1:%d/echo", lab.Ports[stacks.Nginx])
 	for _, tc := range []struct {
 		who  string
 		want int
@@ -80,7 +81,7 @@ func checkStack3x(t *testing.T, c *Cluster) {
 			}
 		}
 		code, body := get(t, client, url, token)
-		if code != tc.want || (tc.want == 200 && !strings.Contains(body, manifests.EchoText)) {
+		if code != tc.want || (tc.want == 200 && !strings.Contains(body, stacks.EchoText)) {
 			t.Errorf("%q through the 3x stack: %d %q, want %d", tc.who, code, body, tc.want)
 		}
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/authbench/authbench/pkg/kube/deploy"
 	"github.com/authbench/authbench/pkg/kube/manifests"
+	"github.com/authbench/authbench/pkg/stacks"
 )
 
 // checkStack2x deploys the 2x stack with the lab overlay and checks the
@@ -32,12 +33,12 @@ func checkStack2x(t *testing.T, c *Cluster) {
 		t.Fatal(err)
 	}
 	lab := &manifests.Lab{Ports: manifests.Ports{}, APIServerPort: c.Ports.APIServer}
-	names := manifests.PortNames(manifests.Stack2x)
+	names := stacks.PortNames(stacks.Stack2x)
 	pp, _ := freePorts(len(names))
 	for i, n := range names {
 		lab.Ports[n] = pp[i]
 	}
-	o := deploy.StackOptions{Stack: manifests.Stack2x, Lab: lab, InstallCRDs: true}
+	o := deploy.StackOptions{Stack: stacks.Stack2x, Lab: lab, InstallCRDs: true}
 	start := time.Now()
 	objs, err := deploy.Stack(ctx, cl, o)
 	if err != nil {
@@ -57,7 +58,7 @@ func checkStack2x(t *testing.T, c *Cluster) {
 		}
 	}()
 	client := stackClient(t, cl)
-	url := fmt.Sprintf("https://127.0.0.1:%d/echo", lab.Ports[manifests.HAProxy])
+	url := fmt.Sprintf("https://127.0.0.1:%d/echo", lab.Ports[stacks.HAProxy])
 	for _, tc := range []struct {
 		who  string
 		want int
@@ -69,19 +70,19 @@ func checkStack2x(t *testing.T, c *Cluster) {
 			}
 		}
 		code, body := get(t, client, url, token)
-		if code != tc.want || (tc.want == 200 && !strings.Contains(body, manifests.EchoText)) {
+		if code != tc.want || (tc.want == 200 && !strings.Contains(body, stacks.EchoText)) {
 			t.Errorf("%q through the 2x stack: %d %q, want %d", tc.who, code, body, tc.want)
 		}
 	}
 	// A limit on the oauth proxy sidecar becomes its CFS quota; removing it
 	// with the JSON patch leaves no quota and a pod that still serves.
 	start = time.Now()
-	if err := deploy.SetCPULimit(ctx, cl, manifests.DefaultNamespace, manifests.Echo2x, manifests.OAuthProxy, "30m"); err != nil {
+	if err := deploy.SetCPULimit(ctx, cl, manifests.DefaultNamespace, stacks.Echo2x, stacks.OAuthProxy, "30m"); err != nil {
 		t.Fatalf("setting the oauth-proxy limit: %v", err)
 	}
 	t.Logf("limit 30m applied and the new pod available in %s", time.Since(start))
 	checkQuota(t, c.Dir, "3000")
-	if err := deploy.SetCPULimit(ctx, cl, manifests.DefaultNamespace, manifests.Echo2x, manifests.OAuthProxy, ""); err != nil {
+	if err := deploy.SetCPULimit(ctx, cl, manifests.DefaultNamespace, stacks.Echo2x, stacks.OAuthProxy, ""); err != nil {
 		t.Fatalf("removing the oauth-proxy limit: %v", err)
 	}
 	token, _ := deploy.Token(ctx, cl, manifests.DefaultNamespace, "alice", 600)
@@ -93,7 +94,7 @@ func checkStack2x(t *testing.T, c *Cluster) {
 	}
 	// The 3x stack's objects pass the real apiserver's validation and
 	// admission (its HTTPRoute against the CRD).
-	o3 := deploy.StackOptions{Stack: manifests.Stack3x, DryRun: true,
+	o3 := deploy.StackOptions{Stack: stacks.Stack3x, DryRun: true,
 		OIDC: manifests.OIDC{IssuerURL: "https://127.0.0.1:1/realms/authbench", ClientID: "authbench", CookieSecret: strings.Repeat("x", 32)}}
 	if _, err := deploy.Stack(ctx, cl, o3); err != nil {
 		t.Errorf("server-side dry run of 3x: %v", err)

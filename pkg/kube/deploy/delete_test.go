@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/authbench/authbench/pkg/kube/manifests"
+	"github.com/authbench/authbench/pkg/stacks"
 )
 
 // stubCluster is an apiserver stand-in that records each request's method
@@ -53,11 +54,11 @@ func TestDeleteStack(t *testing.T) {
 		stack string
 		want  []string
 	}{
-		{manifests.Stack3x, []string{"/apis/apps/v1/namespaces/ns/deployments/oauth2-proxy", "/apis/gateway.networking.k8s.io/v1/namespaces/ns/httproutes/http-echo-3x"}},
-		{manifests.Stack3xOAuth, []string{"/apis/apps/v1/namespaces/ns/deployments/kube-auth-proxy-oauth",
+		{stacks.Stack3x, []string{"/apis/apps/v1/namespaces/ns/deployments/oauth2-proxy", "/apis/gateway.networking.k8s.io/v1/namespaces/ns/httproutes/http-echo-3x"}},
+		{stacks.Stack3xOAuth, []string{"/apis/apps/v1/namespaces/ns/deployments/kube-auth-proxy-oauth",
 			"/apis/apps/v1/namespaces/ns/deployments/nginx-oauth", "/api/v1/namespaces/ns/serviceaccounts/kube-rbac-proxy-oauth",
 			"/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/authbench-kube-auth-proxy-oauth-ns-auth-delegator"}},
-		{manifests.Stack2x, []string{"/apis/route.openshift.io/v1/namespaces/ns/routes/http-echo-2x"}},
+		{stacks.Stack2x, []string{"/apis/route.openshift.io/v1/namespaces/ns/routes/http-echo-2x"}},
 	} {
 		t.Run(tc.stack, func(t *testing.T) {
 			c, seen := stubCluster(t)

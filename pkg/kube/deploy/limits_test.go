@@ -5,17 +5,18 @@ import (
 	"testing"
 
 	"github.com/authbench/authbench/pkg/kube/manifests"
+	"github.com/authbench/authbench/pkg/stacks"
 )
 
 // StackOptions.Limits land on the container that runs the component, and
 // only there.
 func TestSetLimits(t *testing.T) {
-	objs, err := manifests.Build(manifests.Options{Stack: manifests.Stack2x,
+	objs, err := manifests.Build(manifests.Options{Stack: stacks.Stack2x,
 		Serving: manifests.TLS{Cert: []byte("C"), Key: []byte("K"), CA: []byte("A")}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := setLimits(objs, manifests.OAuthProxy, map[string]string{"cpu": "50m"}); err != nil {
+	if err := setLimits(objs, stacks.OAuthProxy, map[string]string{"cpu": "50m"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := setLimits(objs, "envoy", map[string]string{"cpu": "50m"}); err == nil {

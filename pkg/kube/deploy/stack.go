@@ -6,11 +6,12 @@ import (
 
 	"github.com/authbench/authbench/pkg/image"
 	"github.com/authbench/authbench/pkg/kube/manifests"
+	"github.com/authbench/authbench/pkg/stacks"
 )
 
 // StackOptions say which stack to deploy and how.
 type StackOptions struct {
-	Stack     string // manifests.Stack2x, Stack3x or Stack3xOAuth
+	Stack     string // stacks.Stack2x, Stack3x or Stack3xOAuth
 	Namespace string // default manifests.DefaultNamespace
 	Registry  string // image registry prefix; default image.DefaultRegistry
 	Lab       *manifests.Lab
@@ -34,7 +35,7 @@ type StackOptions struct {
 // stack's objects, CRDs first when asked for.
 func Objects(ctx context.Context, c *Client, o StackOptions) ([]manifests.Object, error) {
 	mo := manifests.Options{Stack: o.Stack, Namespace: o.Namespace, Lab: o.Lab, OIDC: o.OIDC, Images: map[string]string{}}
-	for _, n := range []string{"http-echo", "kube-rbac-proxy", "oauth2-proxy", "nginx", "haproxy"} {
+	for _, n := range []string{stacks.ProgramHTTPEcho, stacks.ProgramKubeRBACProxy, stacks.ProgramOAuth2Proxy, stacks.ProgramNginx, stacks.ProgramHAProxy} {
 		ref, err := image.Ref(ctx, n, image.Options{Registry: o.Registry})
 		if err != nil {
 			return nil, err

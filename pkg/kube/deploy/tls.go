@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/authbench/authbench/pkg/kube/manifests"
+	"github.com/authbench/authbench/pkg/stacks"
 )
 
 // servingTLS returns the certificate already in the namespace's serving
@@ -50,8 +51,8 @@ func newServingTLS(ns string) (manifests.TLS, error) {
 		return manifests.TLS{}, err
 	}
 	names := []string{"localhost"}
-	for _, s := range []string{manifests.Echo2x, manifests.Echo3x, manifests.HAProxy, manifests.Nginx, manifests.OAuth2Proxy,
-		manifests.Echo3xOAuth, manifests.KubeAuthProxyOAuth, manifests.NginxOAuth} {
+	for _, s := range []string{stacks.Echo2x, stacks.Echo3x, stacks.HAProxy, stacks.Nginx, stacks.OAuth2Proxy,
+		stacks.Echo3xOAuth, stacks.KubeAuthProxyOAuth, stacks.NginxOAuth} {
 		names = append(names, s+"."+ns+".svc", s+"."+ns+".svc.cluster.local")
 	}
 	leaf := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "localhost"},

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/authbench/authbench/pkg/stacks"
 )
 
 func opts(stack string, lab bool) Options {
@@ -13,7 +15,7 @@ func opts(stack string, lab bool) Options {
 		OIDC:    OIDC{IssuerURL: "https://127.0.0.1:1/realms/x", ClientID: "c"}}
 	if lab {
 		o.Lab = &Lab{Ports: Ports{}, APIServerPort: 6443}
-		for i, n := range PortNames(stack) {
+		for i, n := range stacks.PortNames(stack) {
 			o.Lab.Ports[n] = 20000 + i
 		}
 	}
@@ -28,26 +30,26 @@ func TestBuild(t *testing.T) {
 		want      []string // substrings of the JSON
 		wantNot   []string
 	}{
-		{"2x lab", opts(Stack2x, true), []string{"Route", "Deployment", "ClusterRoleBinding"},
+		{"2x lab", opts(stacks.Stack2x, true), []string{"Route", "Deployment", "ClusterRoleBinding"},
 			[]string{`"hostNetwork":true`, `"imagePullPolicy":"Never"`, `--secure-listen-address=127.0.0.1:20001`,
 				`bind 127.0.0.1:20002 ssl`, `server route_http-echo-2x 127.0.0.1:20001 ssl`, `"KUBERNETES_SERVICE_PORT","value":"6443"`},
 			[]string{"0.0.0.0", "HTTPRoute"}},
-		{"3x cluster", opts(Stack3x, false), []string{"HTTPRoute", "Deployment"},
+		{"3x cluster", opts(stacks.Stack3x, false), []string{"HTTPRoute", "Deployment"},
 			[]string{`--http-address=0.0.0.0:4180`, `server http-echo-3x.authbench.svc:8443;`, `server oauth2-proxy.authbench.svc:4180;`},
 			[]string{`"hostNetwork"`, `"imagePullPolicy"`, "KUBERNETES_SERVICE_HOST"}},
 		// The ext_authz hop goes over TLS to kube-rbac-proxy playing
 		// kube-auth-proxy, whose upstream answers 200; both proxies run
 		// as their own ServiceAccounts at 1000 QPS; pool users are bound.
-		{"3x-oauth lab", opts(Stack3xOAuth, true), []string{"HTTPRoute", "Deployment", "ClusterRoleBinding"},
+		{"3x-oauth lab", opts(stacks.Stack3xOAuth, true), []string{"HTTPRoute", "Deployment", "ClusterRoleBinding"},
 			[]string{`"hostNetwork":true`, `"imagePullPolicy":"Never"`,
-				`--secure-listen-address=127.0.0.1:20003`, `--upstream=http://127.0.0.1:20002/`, `-text=` + AuthzOKText,
+				`--secure-listen-address=127.0.0.1:20003`, `--upstream=http://127.0.0.1:20002/`, `-text=` + stacks.AuthzOKText,
 				`--secure-listen-address=127.0.0.1:20001`, `--upstream=http://127.0.0.1:20000/`,
 				`--kube-api-qps=1000`, `--kube-api-burst=2000`, `"serviceAccountName":"kube-auth-proxy-oauth"`,
 				`"serviceAccountName":"kube-rbac-proxy-oauth"`, `"name":"authbench-pool"`,
 				`proxy_pass https://ext_authz$request_uri;`, `server 127.0.0.1:20003;`, `server 127.0.0.1:20001;`,
 				`listen 127.0.0.1:20004 ssl;`, `listen 127.0.0.1:20005 ssl;`},
 			[]string{"0.0.0.0", `"kind":"Route"`, "oauth2-proxy", "--oidc", "--provider"}},
-		{"3x-oauth cluster, no OIDC needed", func() Options { o := opts(Stack3xOAuth, false); o.OIDC = OIDC{}; return o }(),
+		{"3x-oauth cluster, no OIDC needed", func() Options { o := opts(stacks.Stack3xOAuth, false); o.OIDC = OIDC{}; return o }(),
 			[]string{"HTTPRoute", "Deployment"},
 			[]string{`server kube-auth-proxy-oauth.authbench.svc:8443;`, `server http-echo-3x-oauth.authbench.svc:8443;`,
 				`--secure-listen-address=0.0.0.0:8443`, `-listen=0.0.0.0:5678`},
@@ -88,9 +90,9 @@ func TestBuild(t *testing.T) {
 }
 
 func TestBuildRejects(t *testing.T) {
-	noPort := opts(Stack2x, true)
-	delete(noPort.Lab.Ports, HAProxy)
-	noOIDC := opts(Stack3x, false)
+	noPort := opts(stacks.Stack2x, true)
+	delete(noPort.Lab.Ports, stacks.HAProxy)
+	noOIDC := opts(stacks.Stack3x, false)
 	noOIDC.OIDC = OIDC{}
 	for name, tc := range map[string]struct {
 		o    Options
@@ -99,7 +101,7 @@ func TestBuildRejects(t *testing.T) {
 		"stack":    {Options{Stack: "4x"}, `stack "4x"`},
 		"port":     {noPort, "lacks a port for haproxy"},
 		"oidc":     {noOIDC, "needs Options.OIDC"},
-		"no certs": {Options{Stack: Stack2x}, "Serving"},
+		"no certs": {Options{Stack: stacks.Stack2x}, "Serving"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			if _, err := Build(tc.o); err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -122,7 +124,7 @@ func TestCRDsNameTheirKinds(t *testing.T) {
 // TestWorkloadsExist checks that every component's Deployment and
 // container are among the built objects.
 func TestWorkloadsExist(t *testing.T) {
-	for _, stack := range Stacks() {
+	for _, stack := range stacks.Names() {
 		objs, err := Build(opts(stack, true))
 		if err != nil {
 			t.Fatal(err)
@@ -137,7 +139,8 @@ func TestWorkloadsExist(t *testing.T) {
 				containers[Name(o)+"/"+str(c["name"])] = true
 			}
 		}
-		for _, comp := range Components(stack) {
+		for _, sc := range stacks.Components(stack) {
+			comp := sc.Name
 			d, c, ok := Workload(comp)
 			if !ok {
 				t.Errorf("stack %s: component %s has no workload", stack, comp)

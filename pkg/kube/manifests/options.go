@@ -3,11 +3,14 @@ package manifests
 import (
 	"errors"
 	"fmt"
+	"strings"
+
+	"github.com/authbench/authbench/pkg/stacks"
 )
 
 // Options say which stack to build and where it runs.
 type Options struct {
-	Stack     string // Stack2x, Stack3x or Stack3xOAuth (required)
+	Stack     string // stacks.Stack2x, stacks.Stack3x or stacks.Stack3xOAuth (required)
 	Namespace string // default DefaultNamespace
 	// Images maps an image name (http-echo, kube-rbac-proxy, oauth2-proxy,
 	// nginx, haproxy) to its reference (required for each the stack uses).
@@ -21,7 +24,7 @@ type Options struct {
 // imported into containerd (imagePullPolicy Never), and the apiserver's
 // loopback address for kube-rbac-proxy (no kube-proxy runs).
 type Lab struct {
-	Ports         Ports // component -> 127.0.0.1 port (see PortNames)
+	Ports         Ports // port name -> 127.0.0.1 port (see stacks.PortNames)
 	APIServerPort int
 }
 
@@ -34,20 +37,6 @@ type OIDC struct {
 	ClientSecret        string // stored in a Secret, never in a pod spec
 	CookieSecret        string // 16, 24 or 32 bytes
 	CA                  []byte // PEM of the issuer's CA; empty: the system's
-}
-
-// Stacks are the stacks Build knows.
-func Stacks() []string { return []string{Stack2x, Stack3x, Stack3xOAuth} }
-
-// PortNames lists the ports a stack's lab overlay needs.
-func PortNames(stack string) []string {
-	switch stack {
-	case Stack2x:
-		return []string{Echo2x, OAuthProxy, HAProxy}
-	case Stack3xOAuth:
-		return []string{Echo3xOAuth, KubeRBACProxyOAuth, AuthzOKOAuth, KubeAuthProxyOAuth, NginxOAuth, NginxOAuth + "-deny"}
-	}
-	return []string{Echo3x, KubeRBACProxy, OAuth2Proxy, OAuth2Proxy + "-metrics", Nginx, Nginx + "-deny"}
 }
 
 func (l *Lab) portOf(name string) (int, bool) {
@@ -66,17 +55,17 @@ func (o Options) namespace() string {
 }
 
 func (o Options) validate() error {
-	if o.Stack != Stack2x && o.Stack != Stack3x && o.Stack != Stack3xOAuth {
-		return fmt.Errorf("stack %q: want %s, %s or %s", o.Stack, Stack2x, Stack3x, Stack3xOAuth)
+	if _, ok := stacks.Get(o.Stack); !ok {
+		return fmt.Errorf("stack %q: want %s", o.Stack, strings.Join(stacks.Names(), ", "))
 	}
 	if len(o.Serving.Cert) == 0 || len(o.Serving.Key) == 0 {
 		return errors.New("manifests: Options.Serving needs a certificate and key")
 	}
-	if o.Stack == Stack3x && (o.OIDC.IssuerURL == "" || o.OIDC.ClientID == "") {
+	if o.Stack == stacks.Stack3x && (o.OIDC.IssuerURL == "" || o.OIDC.ClientID == "") {
 		return errors.New("manifests: the 3x stack needs Options.OIDC (issuer URL and client ID)")
 	}
 	if o.Lab != nil {
-		for _, n := range PortNames(o.Stack) {
+		for _, n := range stacks.PortNames(o.Stack) {
 			if o.Lab.Ports[n] == 0 {
 				return fmt.Errorf("manifests: lab overlay lacks a port for %s", n)
 			}

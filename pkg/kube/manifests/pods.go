@@ -1,7 +1,7 @@
 package manifests
 
 import (
-	"strings"
+	"github.com/authbench/authbench/pkg/stacks"
 )
 
 // container returns a container of image with args.
@@ -59,13 +59,13 @@ func configVolume(name, cm string) Object {
 
 // echo is http-echo, the backend.
 func (o Options) echo(name string) Object {
-	return o.textServer("http-echo", name, EchoText)
+	return o.textServer(stacks.ProgramHTTPEcho, name, stacks.EchoText)
 }
 
 // textServer is http-echo as container name, listening on port's
 // component, answering text.
 func (o Options) textServer(name, port, text string) Object {
-	return o.container(name, "http-echo", []string{"-listen=" + o.listen(port), "-text=" + text})
+	return o.container(name, stacks.ProgramHTTPEcho, []string{"-listen=" + o.listen(port), "-text=" + text})
 }
 
 // rbacProxy is kube-rbac-proxy in front of the pod's backend:
@@ -74,14 +74,12 @@ func (o Options) rbacProxy(name, backend string) Object {
 	args := []string{
 		"--secure-listen-address=" + o.listen(name),
 		"--upstream=http://" + o.peer("", backend, true) + "/",
-		"--tls-cert-file=/etc/authbench/tls/tls.crt", "--tls-private-key-file=/etc/authbench/tls/tls.key",
-		"--config-file=/etc/authbench/rbac/config.yaml", "--v=0"}
-	if o.Stack == Stack3xOAuth {
-		// Every request with a new token is a review round trip: the
-		// client must not be the bottleneck (see KubeAPIQPS).
-		args = append(args, "--kube-api-qps="+itoa(KubeAPIQPS), "--kube-api-burst="+itoa(KubeAPIBurst))
+		"--tls-cert-file=" + mountedTLS.Cert, "--tls-private-key-file=" + mountedTLS.Key,
+		"--config-file=/etc/authbench/rbac/" + rbacConfigKey, "--v=0"}
+	if o.Stack == stacks.Stack3xOAuth {
+		args = append(args, stacks.KubeAPIRateArgs()...)
 	}
-	c := o.container(name, "kube-rbac-proxy", args, mount("tls", "/etc/authbench/tls"), mount("rbac", "/etc/authbench/rbac"))
+	c := o.container(name, stacks.ProgramKubeRBACProxy, args, mount("tls", tlsDir), mount("rbac", "/etc/authbench/rbac"))
 	if o.Lab != nil {
 		// No kube-proxy: in-cluster config must reach the apiserver itself.
 		c["env"] = []Object{{"name": "KUBERNETES_SERVICE_HOST", "value": "127.0.0.1"},
@@ -90,13 +88,14 @@ func (o Options) rbacProxy(name, backend string) Object {
 	return c
 }
 
+// rbacConfigKey is the rbac ConfigMap's key, the file kube-rbac-proxy reads.
+const rbacConfigKey = "config.yaml"
+
 // rbacConfig is kube-rbac-proxy's authorization config: a
 // SubjectAccessReview for "VERB services/proxy echo" in the namespace.
 func (o Options) rbacConfig(name string) Object {
-	cfg := strings.Join([]string{
-		"authorization:", "  resourceAttributes:", "    namespace: " + o.namespace(), "    apiVersion: v1",
-		"    resource: services", "    subresource: proxy", "    name: " + EchoService, ""}, "\n")
-	return obj("v1", "ConfigMap", meta(name, o.namespace(), o.Stack), Object{"data": Object{"config.yaml": cfg}})
+	return o.configMap(name, rbacConfigKey, stacks.ConfigRBACProxy,
+		stacks.RBACProxyAuthz{Namespace: o.namespace(), EchoService: stacks.EchoService})
 }
 
 // echoWithProxy is the backend Deployment with its kube-rbac-proxy

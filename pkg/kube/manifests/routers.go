@@ -1,43 +1,39 @@
 package manifests
 
 import (
-	"bytes"
-	"embed"
 	"fmt"
-	"text/template"
+
+	"github.com/authbench/authbench/pkg/stacks"
 )
 
-//go:embed templates
-var templateFS embed.FS
+// Where the serving Secret is mounted in the router's and the gateways'
+// pods.
+const tlsDir = "/etc/authbench/tls"
 
-var templates = template.Must(template.ParseFS(templateFS, "templates/*.tmpl"))
+// mountedTLS is the serving Secret's files as a pod mounts them.
+var mountedTLS = stacks.TLSFiles{Cert: tlsDir + "/tls.crt", Key: tlsDir + "/tls.key",
+	Bundle: tlsDir + "/bundle.pem", CA: tlsDir + "/ca.crt"}
 
 // servicePorts maps each backend Service to the component its port is.
-var servicePorts = map[string]string{Echo2x: OAuthProxy, Echo3x: KubeRBACProxy, OAuth2Proxy: OAuth2Proxy,
-	Echo3xOAuth: KubeRBACProxyOAuth, KubeAuthProxyOAuth: KubeAuthProxyOAuth}
+var servicePorts = map[string]string{stacks.Echo2x: stacks.OAuthProxy, stacks.Echo3x: stacks.KubeRBACProxy,
+	stacks.OAuth2Proxy: stacks.OAuth2Proxy, stacks.Echo3xOAuth: stacks.KubeRBACProxyOAuth,
+	stacks.KubeAuthProxyOAuth: stacks.KubeAuthProxyOAuth}
 
 // routerConfig renders HAProxy's config from the Route object: the router
 // sends the route's traffic to the Service it names.
 func (o Options) routerConfig(route Object) Object {
 	spec := route["spec"].(Object)
 	svc := str(spec["to"].(Object)["name"])
-	data := map[string]string{"Namespace": o.namespace(), "Route": Name(route),
-		"Termination": str(spec["tls"].(Object)["termination"]),
-		"Listen":      o.listen(HAProxy), "Backend": "route_" + svc, "Server": o.peer(svc, servicePorts[svc], false)}
-	return o.configMap(HAProxy, "haproxy.cfg", "haproxy.cfg.tmpl", data)
+	r := stacks.Router{Route: o.namespace() + "/" + Name(route), Termination: str(spec["tls"].(Object)["termination"]),
+		Listen: o.listen(stacks.HAProxy), Backend: "route_" + svc, Server: o.peer(svc, servicePorts[svc], false), TLS: mountedTLS}
+	return o.configMap(stacks.HAProxy, stacks.ConfigRouter, stacks.ConfigRouter, r)
 }
 
-// gateway is an nginx playing Envoy: the gateway gw (its Deployment,
-// container, ConfigMap and Service are named gw) serving the HTTPRoute hr
-// with HTTP ext_authz to the Service extAuthz (over TLS when extTLS).
-type gateway struct {
-	name, extAuthz string
-	extTLS         bool
-}
-
-// gatewayConfig renders nginx's config from the HTTPRoute object: its
-// first rule's path prefix and backendRef.
-func (o Options) gatewayConfig(gw gateway, hr Object) Object {
+// gatewayConfig renders nginx's config for gateway name from the
+// HTTPRoute object hr: its first rule's path prefix and backendRef, and
+// HTTP ext_authz to the stack's ext_authz Service (over TLS when that
+// serves TLS).
+func (o Options) gatewayConfig(name string, hr Object) Object {
 	rule := hr["spec"].(Object)["rules"].([]Object)[0]
 	ref := rule["backendRefs"].([]Object)[0]
 	svc := str(ref["name"])
@@ -45,27 +41,33 @@ func (o Options) gatewayConfig(gw gateway, hr Object) Object {
 	if o.Lab != nil {
 		server = fmt.Sprintf("127.0.0.1:%v", ref["port"])
 	}
-	data := map[string]any{"Namespace": o.namespace(), "Route": Name(hr), "Gateway": gw.name,
-		"PathPrefix": str(rule["matches"].([]Object)[0]["path"].(Object)["value"]),
-		"Listen":     o.listen(gw.name), "Deny": fmt.Sprintf("127.0.0.1:%d", o.port(gw.name+"-deny")), "Server": server,
-		"ExtAuthz": o.peer(gw.extAuthz, gw.extAuthz, false), "ExtAuthzTLS": gw.extTLS}
-	return o.configMap(gw.name, "nginx.conf", "nginx.conf.tmpl", data)
+	c, _ := stacks.Lookup(name)
+	st, _ := stacks.Get(c.Stack)
+	ext, _ := st.ByRole(stacks.RoleExtAuthz)
+	gw := stacks.Gateway{Name: name, Stack: c.Stack, Route: o.namespace() + "/" + Name(hr),
+		PathPrefix: str(rule["matches"].([]Object)[0]["path"].(Object)["value"]),
+		Listen:     o.listen(name), Deny: fmt.Sprintf("127.0.0.1:%d", o.port(c.Ports[1].Name)), Backend: server,
+		ExtAuthz: o.peer(ext.Name, ext.Name, false), ExtAuthzTLS: ext.Scheme == "https", TLS: mountedTLS,
+		PIDFile: "/tmp/nginx.pid", TempDir: "/tmp", AccessLog: "/dev/stdout"}
+	return o.configMap(name, stacks.ConfigGateway, stacks.ConfigGateway, gw)
 }
 
 // gatewayObjects are the gateway's ConfigMap (rendered from hr),
 // Deployment and Service.
-func (o Options) gatewayObjects(gw gateway, hr Object) []Object {
-	c := o.container(gw.name, "nginx", []string{"-e", "stderr", "-c", "/etc/authbench/gateway/nginx.conf"},
-		mount("gateway", "/etc/authbench/gateway"), mount("tls", "/etc/authbench/tls"))
-	return []Object{o.gatewayConfig(gw, hr),
-		o.deployment(gw.name, "", []Object{o.ready(c, gw.name)}, configVolume("gateway", gw.name), secretVolume("tls", ServingSecret)),
-		o.service(gw.name, gw.name, o.port(gw.name))}
+func (o Options) gatewayObjects(name string, hr Object) []Object {
+	c := o.container(name, stacks.ProgramNginx, []string{"-e", "stderr", "-c", "/etc/authbench/gateway/" + stacks.ConfigGateway},
+		mount("gateway", "/etc/authbench/gateway"), mount("tls", tlsDir))
+	return []Object{o.gatewayConfig(name, hr),
+		o.deployment(name, "", []Object{o.ready(c, name)}, configVolume("gateway", name), secretVolume("tls", ServingSecret)),
+		o.service(name, name, o.port(name))}
 }
 
-func (o Options) configMap(name, key, tmpl string, data any) Object {
-	var b bytes.Buffer
-	if err := templates.ExecuteTemplate(&b, tmpl, data); err != nil {
-		panic(fmt.Sprintf("rendering %s: %v", tmpl, err)) // a bug in the embedded template
+// configMap is the ConfigMap name holding, under key, config rendered
+// from data.
+func (o Options) configMap(name, key, config string, data any) Object {
+	b, err := stacks.Render(config, data)
+	if err != nil {
+		panic(err) // a bug in the embedded template or its data
 	}
-	return obj("v1", "ConfigMap", meta(name, o.namespace(), o.Stack), Object{"data": Object{key: b.String()}})
+	return obj("v1", "ConfigMap", meta(name, o.namespace(), o.Stack), Object{"data": Object{key: string(b)}})
 }

@@ -1,6 +1,10 @@
 package manifests
 
-import "encoding/base64"
+import (
+	"encoding/base64"
+
+	"github.com/authbench/authbench/pkg/stacks"
+)
 
 // Build returns the stack's objects in apply order.
 func Build(o Options) ([]Object, error) {
@@ -11,9 +15,9 @@ func Build(o Options) ([]Object, error) {
 	objs := []Object{obj("v1", "Namespace", meta(ns, "", o.Stack), nil), o.servingSecret()}
 	objs = append(objs, o.rbac()...)
 	switch o.Stack {
-	case Stack2x:
+	case stacks.Stack2x:
 		return append(objs, o.stack2x()...), nil
-	case Stack3xOAuth:
+	case stacks.Stack3xOAuth:
 		return append(objs, o.stack3xOAuth()...), nil
 	}
 	return append(objs, o.stack3x()...), nil
@@ -23,7 +27,7 @@ func (o Options) servingSecret() Object {
 	b := func(p []byte) string { return base64.StdEncoding.EncodeToString(p) }
 	return obj("v1", "Secret", meta(ServingSecret, o.namespace(), Shared), Object{"type": "kubernetes.io/tls",
 		"data": Object{"tls.crt": b(o.Serving.Cert), "tls.key": b(o.Serving.Key), "ca.crt": b(o.Serving.CA),
-			// HAProxy loads certificate and key from one file.
+			// stacks.HAProxy loads certificate and key from one file.
 			"bundle.pem": b(append(append([]byte{}, o.Serving.Cert...), o.Serving.Key...))}})
 }
 
@@ -31,12 +35,12 @@ func (o Options) servingSecret() Object {
 // as its proxy (so that the audit log tells their reviews apart).
 func (o Options) proxySAs() []string {
 	switch o.Stack {
-	case Stack2x:
-		return []string{OAuthProxy}
-	case Stack3xOAuth:
-		return []string{KubeAuthProxyOAuth, KubeRBACProxyOAuth}
+	case stacks.Stack2x:
+		return []string{stacks.OAuthProxy}
+	case stacks.Stack3xOAuth:
+		return []string{stacks.KubeAuthProxyOAuth, stacks.KubeRBACProxyOAuth}
 	}
-	return []string{KubeRBACProxy}
+	return []string{stacks.KubeRBACProxy}
 }
 
 // rbac: each proxy's ServiceAccount may create TokenReviews and
@@ -54,39 +58,39 @@ func (o Options) rbac() []Object {
 			"roleRef":  Object{"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "system:auth-delegator"},
 			"subjects": []Object{{"kind": "ServiceAccount", "name": sa, "namespace": ns}}}))
 	}
-	objs = append(objs, obj("v1", "ServiceAccount", meta("alice", ns, Shared), nil),
-		obj("v1", "ServiceAccount", meta("bob", ns, Shared), nil))
+	objs = append(objs, obj("v1", "ServiceAccount", meta(stacks.UserAlice, ns, Shared), nil),
+		obj("v1", "ServiceAccount", meta(stacks.UserBob, ns, Shared), nil))
 	objs = append(objs, bindings...)
 	return append(objs,
 		obj("rbac.authorization.k8s.io/v1", "Role", meta(role, ns, o.Stack), Object{
 			"rules": []Object{{"apiGroups": []string{""}, "resources": []string{"services/proxy"},
-				"resourceNames": []string{EchoService}, "verbs": []string{"get"}}}}),
+				"resourceNames": []string{stacks.EchoService}, "verbs": []string{"get"}}}}),
 		obj("rbac.authorization.k8s.io/v1", "RoleBinding", meta(role, ns, o.Stack), Object{
 			"roleRef": Object{"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": role},
-			"subjects": []Object{{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "alice"},
-				{"apiGroup": "rbac.authorization.k8s.io", "kind": "Group", "name": PoolGroup},
-				{"kind": "ServiceAccount", "name": "alice", "namespace": ns}}}))
+			"subjects": []Object{{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": stacks.UserAlice},
+				{"apiGroup": "rbac.authorization.k8s.io", "kind": "Group", "name": stacks.GroupTokenPool},
+				{"kind": "ServiceAccount", "name": stacks.UserAlice, "namespace": ns}}}))
 }
 
-// stack2x: http-echo with the oauth proxy sidecar, the Route, and HAProxy
+// stack2x: http-echo with the oauth proxy sidecar, the Route, and stacks.HAProxy
 // playing the router that serves it.
 func (o Options) stack2x() []Object {
-	objs := o.echoWithProxy(Echo2x, OAuthProxy)
+	objs := o.echoWithProxy(stacks.Echo2x, stacks.OAuthProxy)
 	route := o.route()
 	return append(objs, route, o.routerConfig(route),
-		o.deployment(HAProxy, "", []Object{o.ready(o.container(HAProxy, "haproxy", []string{"-db", "-f", "/etc/authbench/router/haproxy.cfg"},
-			mount("router", "/etc/authbench/router"), mount("tls", "/etc/authbench/tls")), HAProxy)},
-			configVolume("router", HAProxy), secretVolume("tls", ServingSecret)),
-		o.service(HAProxy, HAProxy, o.port(HAProxy)))
+		o.deployment(stacks.HAProxy, "", []Object{o.ready(o.container(stacks.HAProxy, stacks.ProgramHAProxy, []string{"-db", "-f", "/etc/authbench/router/" + stacks.ConfigRouter},
+			mount("router", "/etc/authbench/router"), mount("tls", tlsDir)), stacks.HAProxy)},
+			configVolume("router", stacks.HAProxy), secretVolume("tls", ServingSecret)),
+		o.service(stacks.HAProxy, stacks.HAProxy, o.port(stacks.HAProxy)))
 }
 
 // stack3x: http-echo with kube-rbac-proxy, oauth2-proxy playing
 // kube-auth-proxy (ext_authz), the HTTPRoute, and nginx playing Envoy.
 func (o Options) stack3x() []Object {
-	objs := o.echoWithProxy(Echo3x, KubeRBACProxy)
+	objs := o.echoWithProxy(stacks.Echo3x, stacks.KubeRBACProxy)
 	objs = append(objs, o.oauth2Proxy()...)
-	hr := o.httpRoute(Echo3x, KubeRBACProxy)
-	return append(append(objs, hr), o.gatewayObjects(gateway{name: Nginx, extAuthz: OAuth2Proxy}, hr)...)
+	hr := o.httpRoute(stacks.Echo3x, stacks.KubeRBACProxy)
+	return append(append(objs, hr), o.gatewayObjects(stacks.Nginx, hr)...)
 }
 
 // stack3xOAuth: http-echo with its kube-rbac-proxy sidecar; the ext_authz
@@ -96,38 +100,37 @@ func (o Options) stack3x() []Object {
 // --upstream=static://200); the HTTPRoute; and nginx playing Envoy, whose
 // ext_authz call goes over TLS.
 func (o Options) stack3xOAuth() []Object {
-	objs := o.echoWithProxy(Echo3xOAuth, KubeRBACProxyOAuth)
-	objs = append(objs, o.proxied(KubeAuthProxyOAuth, KubeAuthProxyOAuth, AuthzOKOAuth,
-		o.textServer(AuthzOKOAuth, AuthzOKOAuth, AuthzOKText))...)
-	hr := o.httpRoute(Echo3xOAuth, KubeRBACProxyOAuth)
-	return append(append(objs, hr), o.gatewayObjects(gateway{name: NginxOAuth, extAuthz: KubeAuthProxyOAuth, extTLS: true}, hr)...)
+	objs := o.echoWithProxy(stacks.Echo3xOAuth, stacks.KubeRBACProxyOAuth)
+	objs = append(objs, o.proxied(stacks.KubeAuthProxyOAuth, stacks.KubeAuthProxyOAuth, stacks.AuthzOKOAuth,
+		o.textServer(stacks.AuthzOKOAuth, stacks.AuthzOKOAuth, stacks.AuthzOKText))...)
+	hr := o.httpRoute(stacks.Echo3xOAuth, stacks.KubeRBACProxyOAuth)
+	return append(append(objs, hr), o.gatewayObjects(stacks.NginxOAuth, hr)...)
 }
 
 func (o Options) oauth2Proxy() []Object {
-	secret := obj("v1", "Secret", meta(OAuth2Proxy, o.namespace(), o.Stack), Object{"stringData": Object{
+	secret := obj("v1", "Secret", meta(stacks.OAuth2Proxy, o.namespace(), o.Stack), Object{"stringData": Object{
 		"client-secret": o.OIDC.ClientSecret, "cookie-secret": o.OIDC.CookieSecret, "ca.crt": string(o.OIDC.CA)}})
-	args := []string{"--http-address=" + o.listen(OAuth2Proxy), "--metrics-address=" + o.listen(OAuth2Proxy+"-metrics"),
+	args := append([]string{"--http-address=" + o.listen(stacks.OAuth2Proxy), "--metrics-address=" + o.listen(stacks.PortOAuth2ProxyMetrics),
 		"--provider=oidc", "--oidc-issuer-url=" + o.OIDC.IssuerURL, "--client-id=" + o.OIDC.ClientID,
 		"--client-secret-file=/etc/authbench/oidc/client-secret",
-		"--redirect-url=https://" + o.peer(Nginx, Nginx, false) + "/oauth2/callback",
-		"--email-domain=*", "--insecure-oidc-allow-unverified-email=true", "--upstream=static://200",
-		"--skip-jwt-bearer-tokens=true", "--force-json-errors=true", "--reverse-proxy=true", "--silence-ping-logging=true"}
+		"--redirect-url=https://" + o.peer(stacks.Nginx, stacks.Nginx, false) + "/oauth2/callback"},
+		stacks.OAuth2ProxyArgs...)
 	if len(o.OIDC.CA) > 0 {
 		args = append(args, "--provider-ca-file=/etc/authbench/oidc/ca.crt")
 	}
-	c := o.container(OAuth2Proxy, "oauth2-proxy", args, mount("oidc", "/etc/authbench/oidc"))
+	c := o.container(stacks.OAuth2Proxy, stacks.ProgramOAuth2Proxy, args, mount("oidc", "/etc/authbench/oidc"))
 	// Through the environment from the Secret, so it is in no pod spec.
-	c["env"] = []Object{{"name": "OAUTH2_PROXY_COOKIE_SECRET",
-		"valueFrom": Object{"secretKeyRef": Object{"name": OAuth2Proxy, "key": "cookie-secret"}}}}
-	return []Object{secret, o.deployment(OAuth2Proxy, "", []Object{o.ready(c, OAuth2Proxy)}, secretVolume("oidc", OAuth2Proxy)),
-		o.service(OAuth2Proxy, OAuth2Proxy, o.port(OAuth2Proxy))}
+	c["env"] = []Object{{"name": stacks.OAuth2ProxyCookieEnv,
+		"valueFrom": Object{"secretKeyRef": Object{"name": stacks.OAuth2Proxy, "key": "cookie-secret"}}}}
+	return []Object{secret, o.deployment(stacks.OAuth2Proxy, "", []Object{o.ready(c, stacks.OAuth2Proxy)}, secretVolume("oidc", stacks.OAuth2Proxy)),
+		o.service(stacks.OAuth2Proxy, stacks.OAuth2Proxy, o.port(stacks.OAuth2Proxy))}
 }
 
 // route is the 2x stack's OpenShift Route: re-encrypting to the oauth
 // proxy's TLS port, as a route to an oauth-proxy sidecar does.
 func (o Options) route() Object {
-	return obj("route.openshift.io/v1", "Route", meta(Echo2x, o.namespace(), o.Stack), Object{"spec": Object{
-		"to":   Object{"kind": "Service", "name": Echo2x, "weight": 100},
+	return obj("route.openshift.io/v1", "Route", meta(stacks.Echo2x, o.namespace(), o.Stack), Object{"spec": Object{
+		"to":   Object{"kind": "Service", "name": stacks.Echo2x, "weight": 100},
 		"port": Object{"targetPort": "main"},
 		"tls":  Object{"termination": "reencrypt", "insecureEdgeTerminationPolicy": "None"}}})
 }

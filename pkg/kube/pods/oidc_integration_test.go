@@ -12,8 +12,10 @@ import (
 
 	"github.com/authbench/authbench/pkg/lab"
 	"github.com/authbench/authbench/pkg/lab/install"
+	"github.com/authbench/authbench/pkg/lab/platform/processes"
 	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/scenario"
+	"github.com/authbench/authbench/pkg/stacks"
 	"github.com/authbench/authbench/pkg/store"
 )
 
@@ -36,16 +38,16 @@ func (e *env) oidcRefresh(t *testing.T) {
 	dir := filepath.Join(install.CacheDir(), "lab-pods-integration")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	lb := lab.Open(dir)
+	lb := lab.Open(dir, processes.Platform{})
 	lb.Down(ctx, os.Stderr)
 	t0 := time.Now()
 	if _, err := lb.Up(ctx, lab.UpOptions{Out: testLog{t}, Supervisor: []string{e.bin, "lab", "serve", "--lab-dir", dir},
-		Config: lab.Config{Stacks: []string{lab.Stack3x}, AccessTokenLifespan: oidcLifespan}}); err != nil {
+		Config: lab.Config{Stacks: []string{stacks.Stack3x}, AccessTokenLifespan: oidcLifespan}}); err != nil {
 		t.Fatalf("lab up: %v", err)
 	}
 	t.Logf("process lab (Keycloak, 3x) up in %s", time.Since(t0).Round(time.Second))
 	defer lb.Down(context.Background(), testLog{t})
-	b, err := lb.Scenario()
+	b, err := lb.Scenario(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,12 +57,12 @@ func (e *env) oidcRefresh(t *testing.T) {
 	}
 	var keep []plan.Target
 	for _, tg := range p.Targets {
-		if tg.Name == lab.Target3x && tg.Token != nil && tg.Token.OIDC != nil {
+		if tg.Name == stacks.Target3x && tg.Token != nil && tg.Token.OIDC != nil {
 			keep = append(keep, tg)
 		}
 	}
 	if len(keep) != 1 {
-		t.Fatalf("the lab scenario has no %s target with an oidc token:\n%s", lab.Target3x, b)
+		t.Fatalf("the lab scenario has no %s target with an oidc token:\n%s", stacks.Target3x, b)
 	}
 	p.Name, p.Targets, p.Observe, p.Prometheus = "pods-oidc", keep, nil, nil
 	p.Load = plan.Load{Rate: 30, Duration: plan.Duration(oidcLifespan + 15*time.Second), Concurrency: 6, Iterations: 1}

@@ -28,6 +28,7 @@ import (
 	"github.com/authbench/authbench/pkg/observe"
 	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/results"
+	"github.com/authbench/authbench/pkg/stacks"
 )
 
 // TestPodsPrometheus: on a kube lab (stack 2x), run --pods 2 against the
@@ -137,7 +138,7 @@ func runPodsOnLab(t *testing.T, bin, dir string) (*results.Run, string) {
 	}
 	var keep []any
 	for _, tg := range doc["targets"].([]any) {
-		if tg.(map[string]any)["name"] == lab.Target2x {
+		if tg.(map[string]any)["name"] == stacks.Target2x {
 			keep = append(keep, tg)
 		}
 	}

@@ -1,5 +1,7 @@
 package install
 
+import "github.com/authbench/authbench/pkg/stacks"
+
 // Tool is a pinned Go program built from the module proxy through a wrapper
 // module: a go.mod requiring Module@Version (plus Replaces), and either a
 // tools.go importing Package (built as `go build PKG`) or, when MainSource is
@@ -45,7 +47,7 @@ func Tools() []Tool {
 func baseTools() []Tool {
 	return []Tool{
 		{
-			Name: "http-echo", Version: HTTPEchoVersion,
+			Name: stacks.ProgramHTTPEcho, Version: HTTPEchoVersion,
 			Module: "github.com/hashicorp/http-echo", Package: "github.com/hashicorp/http-echo",
 			LDFlags: []string{
 				"-X github.com/hashicorp/http-echo/version.Version=" + HTTPEchoVersion[1:],
@@ -54,13 +56,13 @@ func baseTools() []Tool {
 			VersionArgs: []string{"-version"}, VersionWant: "http-echo " + HTTPEchoVersion,
 		},
 		{
-			Name: "oauth2-proxy", Version: OAuth2ProxyVersion,
+			Name: stacks.ProgramOAuth2Proxy, Version: OAuth2ProxyVersion,
 			Module: "github.com/oauth2-proxy/oauth2-proxy/v7", Package: "github.com/oauth2-proxy/oauth2-proxy/v7",
 			LDFlags:     []string{"-X github.com/oauth2-proxy/oauth2-proxy/v7/pkg/version.VERSION=" + OAuth2ProxyVersion},
 			VersionArgs: []string{"--version"}, VersionWant: "oauth2-proxy " + OAuth2ProxyVersion,
 		},
 		{
-			Name: "kube-rbac-proxy", Version: KubeRBACProxyVersion,
+			Name: stacks.ProgramKubeRBACProxy, Version: KubeRBACProxyVersion,
 			Module: "github.com/brancz/kube-rbac-proxy", Package: "github.com/brancz/kube-rbac-proxy/cmd/kube-rbac-proxy",
 			// Copied from kube-rbac-proxy's own go.mod: replaces are not
 			// inherited from dependencies, and the old path no longer builds.
@@ -72,7 +74,7 @@ func baseTools() []Tool {
 			VersionArgs: []string{"--version"}, VersionWant: "kube-rbac-proxy " + KubeRBACProxyVersion,
 		},
 		{
-			Name: "kube-apiserver", Version: KubeAPIServerVersion,
+			Name: stacks.ProgramAPIServer, Version: KubeAPIServerVersion,
 			Module: "k8s.io/kubernetes", Package: "k8s.io/kubernetes/cmd/kube-apiserver/app",
 			// k8s.io/kubernetes requires its staging modules at v0.0.0 and
 			// replaces them with ./staging paths, which a dependency cannot

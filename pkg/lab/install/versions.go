@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/authbench/authbench/pkg/stacks"
 )
 
 // Component is a program the lab runs: where it comes from and how to ask
@@ -30,8 +32,8 @@ func Components() []Component {
 		name, pkg string
 		args      []string
 	}{
-		{"haproxy", "haproxy", []string{"-v"}},
-		{"nginx", "nginx", []string{"-v"}},
+		{stacks.ProgramHAProxy, "haproxy", []string{"-v"}},
+		{stacks.ProgramNginx, "nginx", []string{"-v"}},
 		{"etcd", "etcd-server", []string{"--version"}},
 		{"etcdctl", "etcd-client", []string{"version"}},
 		{"hey", "hey", nil},

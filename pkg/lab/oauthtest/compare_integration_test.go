@@ -3,6 +3,7 @@
 package oauthtest
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,12 +12,13 @@ import (
 
 	"github.com/authbench/authbench/pkg/analyze"
 	"github.com/authbench/authbench/pkg/auth"
-	"github.com/authbench/authbench/pkg/lab"
+	"github.com/authbench/authbench/pkg/lab/platform/processes"
 	"github.com/authbench/authbench/pkg/ladder"
 	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/report"
 	"github.com/authbench/authbench/pkg/results"
 	"github.com/authbench/authbench/pkg/runner"
+	"github.com/authbench/authbench/pkg/stacks"
 	"github.com/authbench/authbench/pkg/store"
 )
 
@@ -58,7 +60,7 @@ func findLayer(l *results.Ladder, name string) results.LadderLayer {
 // ladder of 3x-oauth at the same rate finds it in the ext_authz layer.
 func TestOAuthAgainstOIDC(t *testing.T) {
 	const rate = 100
-	p := labPlan(t, lab.Target3x, lab.Target3xOAuth)
+	p := labPlan(t, stacks.Target3x, stacks.Target3xOAuth)
 	p.Targets[1].Token = &auth.Spec{Pool: &auth.Pool{File: poolSlice(t, 1000, 3000)}}
 	// A warm-up first: a fresh lab's first second (JIT, connections,
 	// Keycloak's first token) would be run-to-run noise in Welch's test.
@@ -94,7 +96,7 @@ func TestOAuthAgainstOIDC(t *testing.T) {
 	}
 	t.Logf("P50 difference %+.2f ms [%.2f, %.2f], Welch p = %.3g: %s", d.Diff, d.Sig.CILow, d.Sig.CIHigh, d.Sig.PValue, d.Verdict)
 
-	o, err := ladder.LabOptions(labDir, lab.Stack3xOAuth)
+	o, err := ladder.LabOptions(context.Background(), labDir, stacks.Stack3xOAuth, processes.Platform{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +114,7 @@ func TestOAuthAgainstOIDC(t *testing.T) {
 	var b strings.Builder
 	_ = report.LadderText(&b, lo.Ladder, lo.Dir)
 	t.Logf("ladder:\n%s", b.String())
-	ext := findLayer(lo.Ladder, lab.CompKubeAuthProxyOAuth)
+	ext := findLayer(lo.Ladder, stacks.KubeAuthProxyOAuth)
 	if ext.Kind != results.LayerExtAuthz {
 		t.Errorf("%s is %q in the ladder, want %s", ext.Name, ext.Kind, results.LayerExtAuthz)
 	}
@@ -122,7 +124,7 @@ func TestOAuthAgainstOIDC(t *testing.T) {
 	// On a busy host (late sends above 5%, where the ladder itself warns)
 	// the gateway's figure carries the host's delays, so the comparison
 	// with it is made only on a quiet one.
-	gw := findLayer(lo.Ladder, lab.CompNginxOAuth)
+	gw := findLayer(lo.Ladder, stacks.NginxOAuth)
 	// On a busy host the bootstrap interval widens past zero with the
 	// host's stalls (seen at load average 15: [-14, 10.5] ms around +5.2 ms),
 	// so there only the estimate's sign is required.

@@ -19,7 +19,9 @@ import (
 	"github.com/authbench/authbench/pkg/auth"
 	"github.com/authbench/authbench/pkg/lab"
 	"github.com/authbench/authbench/pkg/lab/install"
+	"github.com/authbench/authbench/pkg/lab/platform/processes"
 	"github.com/authbench/authbench/pkg/observe"
+	"github.com/authbench/authbench/pkg/stacks"
 )
 
 // poolSize is the lab's token pool: more distinct tokens than any test
@@ -34,7 +36,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	lab.ServeIfAsked() // lab.Up starts this test binary as the lab's supervisor
+	processes.ServeIfAsked() // lab.Up starts this test binary as the lab's supervisor
 	flag.Parse()
 	os.Exit(runWithLab(m))
 }
@@ -43,18 +45,18 @@ func runWithLab(m *testing.M) int {
 	// A lasting dir keeps Keycloak's database (3x) between runs.
 	labDir = filepath.Join(install.CacheDir(), "lab-oauth-integration")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	_ = lab.Open(labDir).Down(ctx, io.Discard) // a lab left by an interrupted earlier run
+	_ = lab.Open(labDir, processes.Platform{}).Down(ctx, io.Discard) // a lab left by an interrupted earlier run
 	t0 := time.Now()
-	labState, labErr = lab.Open(labDir).Up(ctx, lab.UpOptions{Out: os.Stderr,
+	labState, labErr = lab.Open(labDir, processes.Platform{}).Up(ctx, lab.UpOptions{Out: os.Stderr,
 		Supervisor: []string{os.Args[0], "-test.run=^$"},
-		Config:     lab.Config{Stacks: []string{lab.Stack3x, lab.Stack3xOAuth}, TokenPool: poolSize}})
+		Config:     lab.Config{Stacks: []string{stacks.Stack3x, stacks.Stack3xOAuth}, TokenPool: poolSize}})
 	cancel()
 	if labErr == nil {
 		fmt.Fprintf(os.Stderr, "lab up in %.1fs\n", time.Since(t0).Seconds())
 		client, labErr = labClient(labState.CACert)
 	}
 	code := m.Run()
-	_ = lab.Open(labDir).Down(context.Background(), io.Discard)
+	_ = lab.Open(labDir, processes.Platform{}).Down(context.Background(), io.Discard)
 	return code
 }
 
@@ -119,8 +121,8 @@ func get(t *testing.T, url, token string) int {
 // token unauthenticated, bob authenticated but forbidden, a pool user
 // allowed like alice.
 func TestOAuthStackAnswers(t *testing.T) {
-	u := target(t, lab.Target3xOAuth).URL
-	alice := readToken(t, lab.UserAlice)
+	u := target(t, stacks.Target3xOAuth).URL
+	alice := readToken(t, stacks.UserAlice)
 	last := "A"
 	if strings.HasSuffix(alice, last) {
 		last = "B"
@@ -136,7 +138,7 @@ func TestOAuthStackAnswers(t *testing.T) {
 	}{
 		{"alice", alice, http.StatusOK},
 		{"no token", "", http.StatusUnauthorized},
-		{"bob", readToken(t, lab.UserBob), http.StatusForbidden},
+		{"bob", readToken(t, stacks.UserBob), http.StatusForbidden},
 		{"tampered", tampered, http.StatusUnauthorized},
 		{"pool user", poolTokens(t)[poolSize-1], http.StatusOK},
 	}
@@ -177,8 +179,8 @@ func poolTokens(t *testing.T) []string {
 func counters(t *testing.T) []observe.ReviewCounter {
 	t.Helper()
 	st := needLab(t)
-	api, _ := st.Component(lab.CompAPIServer)
-	admin, err := auth.New(t.Context(), &auth.Spec{File: filepath.Join(labDir, "tokens", lab.UserAdmin)})
+	api, _ := st.Component(stacks.APIServer)
+	admin, err := auth.New(t.Context(), &auth.Spec{File: filepath.Join(labDir, "tokens", stacks.UserAdmin)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,24 +3,27 @@
 package oauthtest
 
 import (
+	"context"
 	"path/filepath"
 	"testing"
 
 	"github.com/authbench/authbench/pkg/auth"
 	"github.com/authbench/authbench/pkg/lab"
+	"github.com/authbench/authbench/pkg/lab/platform/processes"
 	"github.com/authbench/authbench/pkg/ladder"
 	"github.com/authbench/authbench/pkg/observe"
 	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/results"
 	"github.com/authbench/authbench/pkg/runner"
 	"github.com/authbench/authbench/pkg/scenario"
+	"github.com/authbench/authbench/pkg/stacks"
 )
 
 // labPlan is the lab's own scenario, reduced to the named targets.
 func labPlan(t *testing.T, targets ...string) *plan.Plan {
 	t.Helper()
-	l := lab.Open(labDir)
-	y, err := l.Scenario()
+	l := lab.Open(labDir, processes.Platform{})
+	y, err := l.Scenario(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +71,7 @@ func countedRun(t *testing.T, p *plan.Plan) ([]observe.ReviewTally, []observe.Re
 // /metrics and the audit log, must agree.
 func TestReviewsCounted(t *testing.T) {
 	const requests = 400
-	base := labPlan(t, lab.Target3xOAuth)
+	base := labPlan(t, stacks.Target3xOAuth)
 	base.Load = plan.Load{Requests: requests, Concurrency: 8, Iterations: 1}
 	tests := []struct {
 		name  string
@@ -77,7 +80,7 @@ func TestReviewsCounted(t *testing.T) {
 		// sent (the probe is one more request).
 		wantPerProxy float64
 	}{
-		{"one token", &auth.Spec{File: filepath.Join(labDir, "tokens", lab.UserAlice)}, 0},
+		{"one token", &auth.Spec{File: filepath.Join(labDir, "tokens", stacks.UserAlice)}, 0},
 		{"pool of distinct tokens", &auth.Spec{Pool: &auth.Pool{File: poolSlice(t, 0, 1000)}}, 1},
 	}
 	for _, tt := range tests {
@@ -107,7 +110,7 @@ func TestReviewsCounted(t *testing.T) {
 					}
 				}
 				if w.Source == observe.ReviewSourceAudit {
-					for _, sa := range []string{lab.SAKubeAuthProxyOAuth, lab.SAKubeRBACProxyOAuth} {
+					for _, sa := range []string{stacks.SAKubeAuthProxyOAuth, stacks.SAKubeRBACProxyOAuth} {
 						if n := callerTokenReviews(w.Callers, sa); n < sent+probe || n > sent+probe+2 {
 							t.Errorf("audit: %s made %d TokenReviews, want %d", sa, n, sent+probe)
 						}

@@ -10,16 +10,16 @@ import (
 
 	"github.com/authbench/authbench/pkg/analyze"
 	"github.com/authbench/authbench/pkg/auth"
-	"github.com/authbench/authbench/pkg/lab"
 	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/results"
 	"github.com/authbench/authbench/pkg/runner"
+	"github.com/authbench/authbench/pkg/stacks"
 )
 
 // Once wired (runner.Observe -> Options.Reviews), every iteration records
 // the API server's reviews in run.json and the summary.
 func TestReviewsInRunJSON(t *testing.T) {
-	p := labPlan(t, lab.Target3xOAuth)
+	p := labPlan(t, stacks.Target3xOAuth)
 	// Tokens no other test of this lab sends: a proxy caches a token's
 	// review for 2 minutes, and a token the ladder test sent to the sidecar's
 	// rung would be answered from its cache here.

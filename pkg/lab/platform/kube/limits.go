@@ -1,0 +1,96 @@
+package kube
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/authbench/authbench/pkg/kube/deploy"
+	"github.com/authbench/authbench/pkg/kube/manifests"
+	"github.com/authbench/authbench/pkg/lab"
+	"github.com/authbench/authbench/pkg/lab/internal/lock"
+)
+
+// limitTimeout bounds one limit change: the patch, and the new pod
+// becoming available (Recreate: the old pod goes first).
+const limitTimeout = 2 * time.Minute
+
+// SetLimits patches each named component's Deployment, as the migration
+// reports' authors did: a strategic-merge patch sets resources.limits.cpu, and
+// their JSON patch (remove .../resources/limits/cpu) lifts it; it returns
+// once the new pod is available. CPU only: a memory limit is set at
+// `lab up --limit`.
+func (Platform) SetLimits(ctx context.Context, dir string, limits []lab.Limit) error {
+	if len(limits) == 0 {
+		return fmt.Errorf("setting lab limits: none given; want COMPONENT=CPU or COMPONENT=%s", lab.NoLimit)
+	}
+	unlock, err := lock.State(dir)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	s, err := Platform{}.Ready(ctx, dir)
+	if err != nil {
+		return fmt.Errorf("setting lab limits: %w", err)
+	}
+	kcfg, err := Kubeconfig(dir)
+	if err != nil {
+		return err
+	}
+	c, err := deploy.FromKubeconfig(kcfg)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, limitTimeout)
+	defer cancel()
+	for _, l := range limits {
+		if l.MemoryBytes > 0 {
+			return fmt.Errorf("limit %s: the kube lab changes CPU limits live; give memory limits at `lab up --limit`", l.Component)
+		}
+		idx := matchComponents(s.Components, l.Component)
+		if len(idx) == 0 {
+			return fmt.Errorf("limit %s: no such component in the kube lab in %s; components: %s",
+				l.Component, dir, strings.Join(limitable(s.Stacks), ", "))
+		}
+		for _, i := range idx {
+			if err := setOne(ctx, c, &s.Components[i], l); err != nil {
+				_ = writeState(dir, s)
+				return err
+			}
+		}
+	}
+	setLogs(dir, s.Components) // new pods, new logs
+	return writeState(dir, s)
+}
+
+func setOne(ctx context.Context, c *deploy.Client, ci *lab.ComponentInfo, l lab.Limit) error {
+	d, ctr, _ := manifests.Workload(ci.Name)
+	cpu := ""
+	if l.MilliCPU > 0 {
+		cpu = fmt.Sprintf("%dm", l.MilliCPU)
+	}
+	if err := deploy.SetCPULimit(ctx, c, ci.Namespace, d, ctr, cpu); err != nil {
+		return fmt.Errorf("limiting %s: %w", ci.Name, err)
+	}
+	ci.Limit = cpu
+	return nil
+}
+
+// matchComponents returns the pod component named name, or else every pod
+// component running that program ("http-echo").
+func matchComponents(cs []lab.ComponentInfo, name string) []int {
+	var hit []int
+	for i, c := range cs {
+		if c.Namespace == "" {
+			continue
+		}
+		if c.Name == name {
+			return []int{i}
+		}
+		if c.Program == name {
+			hit = append(hit, i)
+		}
+	}
+	return hit
+}

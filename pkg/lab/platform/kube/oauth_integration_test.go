@@ -1,0 +1,148 @@
+//go:build integration
+
+package kube_test
+
+import (
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/authbench/authbench/pkg/lab"
+	"github.com/authbench/authbench/pkg/results"
+	"github.com/authbench/authbench/pkg/stacks"
+)
+
+// poolSize is the kube lab's token pool in TestKubeLab: more distinct
+// tokens than the pool run sends, so that each of its requests is a first
+// use (a cache miss in both proxies).
+const poolSize = 2000
+
+// checkOAuthAuth: through 3x-oauth, alice 200, no token 401, bob 403, a
+// tampered token 401, a pool user 200 (bound like alice).
+func checkOAuthAuth(t *testing.T, hc *http.Client, dir string, s *lab.State) {
+	var u string
+	for _, tg := range s.Targets {
+		if tg.Name == stacks.Target3xOAuth {
+			u = tg.URL
+		}
+	}
+	if u == "" {
+		t.Fatalf("no %s target in %+v", stacks.Target3xOAuth, s.Targets)
+	}
+	alice := secret(t, filepath.Join(dir, "tokens", "alice"))
+	if !strings.HasPrefix(alice, "sha256~") {
+		t.Errorf("alice's token does not look like an OpenShift OAuth token (sha256~...)")
+	}
+	last := "A"
+	if strings.HasSuffix(alice, last) {
+		last = "B"
+	}
+	pool := strings.Fields(secret(t, stacks.TokenPoolPath(dir)))
+	if len(pool) != poolSize || s.TokenPool == nil || s.TokenPool.Users != poolSize {
+		t.Fatalf("pool file holds %d tokens, state %+v; want %d", len(pool), s.TokenPool, poolSize)
+	}
+	for _, tc := range []struct {
+		who, token string
+		want       int
+	}{
+		{"alice", alice, 200}, {"no token", "", 401}, {"bob", secret(t, filepath.Join(dir, "tokens", "bob")), 403},
+		{"tampered", alice[:len(alice)-1] + last, 401}, {stacks.PoolUser(poolSize), pool[poolSize-1], 200},
+	} {
+		if got := status(t, hc, u, tc.token); got != tc.want {
+			t.Errorf("%s as %s: status %d, want %d", stacks.Target3xOAuth, tc.who, got, tc.want)
+		}
+	}
+}
+
+// scenarioOAuth is the lab's scenario with only its 3x-oauth target, its
+// token source replaced by token when given, and without the Prometheus
+// sampling (whose settle would add 13 s per run to a check of review
+// counts, which come from the apiserver's audit log).
+func scenarioOAuth(t *testing.T, dir, name string, token map[string]any) string {
+	t.Helper()
+	var doc map[string]any
+	if err := yaml.Unmarshal([]byte(authbench(t, time.Minute, "lab", "scenario", "--lab-dir", dir)), &doc); err != nil {
+		t.Fatal(err)
+	}
+	var keep []any
+	for _, tg := range doc["targets"].([]any) {
+		if m := tg.(map[string]any); m["name"] == stacks.Target3xOAuth {
+			if token != nil {
+				m["token"] = token
+			}
+			keep = append(keep, m)
+		}
+	}
+	doc["targets"] = keep
+	delete(doc, "prometheus")
+	delete(doc, "observe")
+	b, _ := yaml.Marshal(doc)
+	p := filepath.Join(dir, name+".yaml")
+	if err := os.WriteFile(p, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// checkOAuthReviews: with alice's one token both proxies' caches answer
+// and the API server sees a handful of reviews; with the lab's pool
+// (round-robin, every token new) each proxy makes one TokenReview and one
+// SubjectAccessReview per request, as the audit log counts them per caller.
+func checkOAuthReviews(t *testing.T, dir string) {
+	const requests = 300
+	for _, tc := range []struct {
+		name     string
+		token    map[string]any // nil: the lab's scenario's, the pool
+		perProxy int64          // reviews of each kind per request and proxy
+	}{
+		{"one token", map[string]any{"file": filepath.Join(dir, "tokens", "alice")}, 0},
+		{"pool", nil, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := runN(t, scenarioOAuth(t, dir, "scenario-3x-oauth-"+strings.ReplaceAll(tc.name, " ", "-"), tc.token),
+				"3x-oauth-"+strings.ReplaceAll(tc.name, " ", "-"), requests, 8)
+			if len(r.Results) != 1 || r.Results[0].Successes != requests {
+				t.Fatalf("results %+v, want %d successes", r.Results, requests)
+			}
+			w := r.Results[0].APIServer
+			if w == nil || w.Source != "audit" {
+				t.Fatalf("reviews not counted from the audit log: %+v", w)
+			}
+			t.Logf("%s: %d TokenReviews, %d SARs for %d requests (%.2f ms of API server time per request); callers %+v",
+				tc.name, w.TokenReviews, w.SubjectAccessReviews, requests, w.ReviewMsPerRequest, w.Callers)
+			if tc.perProxy == 0 {
+				if w.TokenReviews > 4 || w.SubjectAccessReviews > 4 {
+					t.Errorf("%d TokenReviews and %d SARs with one token: want a handful (the caches answer)", w.TokenReviews, w.SubjectAccessReviews)
+				}
+				return
+			}
+			// The window is the measured phase; a probe or warm-up request
+			// outside it may spill a review or two into it.
+			want := 2 * int64(requests)
+			for kind, got := range map[string]int64{"TokenReviews": w.TokenReviews, "SARs": w.SubjectAccessReviews} {
+				if got < want || got > want+4 {
+					t.Errorf("%d %s with %d distinct tokens, want %d (one per proxy per request)", got, kind, requests, want)
+				}
+			}
+			for _, sa := range []string{stacks.SAKubeAuthProxyOAuth, stacks.SAKubeRBACProxyOAuth} {
+				if n := callerReviews(w.Callers, sa); n < requests || n > requests+2 {
+					t.Errorf("audit: %s made %d TokenReviews, want %d", sa, n, requests)
+				}
+			}
+		})
+	}
+}
+
+func callerReviews(cs []results.CallerReviews, caller string) int64 {
+	for _, c := range cs {
+		if c.Caller == caller {
+			return c.TokenReviews
+		}
+	}
+	return 0
+}

@@ -1,0 +1,130 @@
+package processes
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/authbench/authbench/pkg/stacks"
+)
+
+// Stack 3x, "Gateway + kube-auth-proxy + kube-rbac-proxy".
+
+// kubeRBACProxy is the 3x backend's kube-rbac-proxy sidecar.
+func (b *builder) kubeRBACProxy() (*spec, error) {
+	return b.rbacProxy(stacks.KubeRBACProxy, stacks.Echo3x)
+}
+
+// gateway is nginx playing a 3x stack's Envoy gateway with HTTP ext_authz
+// (auth_request) to the stack's ext_authz service, then its sidecar.
+func (b *builder) gateway(name string) func() (*spec, error) {
+	return func() (*spec, error) {
+		bin, err := lookupTool(stacks.ProgramNginx)
+		if err != nil {
+			return nil, err
+		}
+		c, _ := stacks.Lookup(name)
+		st, _ := stacks.Get(c.Stack)
+		ext, _ := st.ByRole(stacks.RoleExtAuthz)
+		backend, _ := st.ByRole(stacks.RoleRBACProxy)
+		cfg := stacks.ConfPath(b.dir, name+".conf")
+		prefix := b.path("data", name)
+		gw := b.gatewayConfig(name)
+		s := &spec{
+			ComponentInfo: b.info(name, bin),
+			argv:          []string{bin, "-e", "stderr", "-p", prefix, "-c", cfg},
+			ports:         portsOf(name),
+			after:         []string{ext.Name, backend.Name},
+			prepare: func() error {
+				for _, d := range []string{prefix, b.path("run")} {
+					if err := os.MkdirAll(d, 0o755); err != nil {
+						return fmt.Errorf("creating %s: %w", d, err)
+					}
+				}
+				return stacks.RenderTo(cfg, stacks.ConfigGateway, gw)
+			},
+		}
+		u := s.URL
+		if c.Stack == stacks.Stack3x {
+			s.ready = b.oidcChainReady(u)
+		} else {
+			// Alice's static token through the whole stack: gateway, both
+			// proxies' reviews, backend.
+			s.ready = func(ctx context.Context) error {
+				return probeWithTokenFile(ctx, b.client, u, b.secrets.TokenFile(stacks.UserAlice), stacks.EchoText, 200)
+			}
+		}
+		return s, nil
+	}
+}
+
+// gatewayConfig is nginx's config for gateway name: HTTP ext_authz to
+// its stack's ext_authz service (over TLS when that serves TLS), then the
+// stack's kube-rbac-proxy sidecar.
+func (b *builder) gatewayConfig(name string) stacks.Gateway {
+	c, _ := stacks.Lookup(name)
+	st, _ := stacks.Get(c.Stack)
+	ext, _ := st.ByRole(stacks.RoleExtAuthz)
+	backend, _ := st.ByRole(stacks.RoleRBACProxy)
+	return stacks.Gateway{Name: name, Stack: c.Stack, PathPrefix: "/",
+		Listen: b.addr(name), Deny: b.addr(c.Ports[1].Name), ExtAuthz: b.addr(ext.Name), ExtAuthzTLS: ext.Scheme == "https",
+		Backend: b.addr(backend.Name), TLS: b.certs.TLSFiles(),
+		PIDFile: b.path("run", name+".pid"), TempDir: b.path("data", name), AccessLog: b.path("logs", name+"-access.log")}
+}
+
+// oauth2Proxy plays kube-auth-proxy, the ext_authz service, verifying
+// Keycloak JWTs itself.
+func (b *builder) oauth2Proxy() (*spec, error) {
+	bin, err := lookupTool(stacks.ProgramOAuth2Proxy)
+	if err != nil {
+		return nil, err
+	}
+	u := b.url("http", stacks.OAuth2Proxy, "")
+	s := &spec{
+		ComponentInfo: b.info(stacks.OAuth2Proxy, bin),
+		argv: append([]string{bin,
+			"--http-address=" + b.addr(stacks.OAuth2Proxy),
+			"--metrics-address=" + b.addr(stacks.PortOAuth2ProxyMetrics),
+			"--provider=oidc",
+			"--oidc-issuer-url=" + b.issuerURL(),
+			"--provider-ca-file=" + b.certs.CA,
+			"--client-id=" + stacks.OIDCClientID,
+			"--client-secret-file=" + b.secrets.ClientSecret,
+			"--redirect-url=" + b.url("https", stacks.Nginx, "/oauth2/callback")},
+			stacks.OAuth2ProxyArgs...),
+		ports: portsOf(stacks.OAuth2Proxy),
+		after: []string{stacks.Keycloak},
+		ready: func(ctx context.Context) error { return probe(ctx, b.client, u+"/ping", "", "", 200) },
+	}
+	s.prepare = func() error {
+		cookie, err := stacks.ReadSecret(b.secrets.CookieSecret)
+		if err != nil {
+			return err
+		}
+		// Through the environment, so the secret is not in the process list.
+		s.env = []string{stacks.OAuth2ProxyCookieEnv + "=" + cookie}
+		return nil
+	}
+	return s, nil
+}
+
+// oidcChainReady is the 3x stack's readiness: alice's Keycloak token is
+// accepted by the kube-apiserver itself first (its OIDC authenticator
+// initialises in the background; kube-rbac-proxy would cache a failure for
+// two minutes), then gets a 200 through the whole stack.
+func (b *builder) oidcChainReady(u string) func(context.Context) error {
+	var token string
+	return func(ctx context.Context) error {
+		if token == "" {
+			t, err := passwordGrant(ctx, b.client, b.issuerURL(), b.secrets, stacks.UserAlice)
+			if err != nil {
+				return err
+			}
+			token = t
+		}
+		if err := apiserverAccepts(ctx, b.client, b.url("https", stacks.APIServer, ""), token, stacks.UserAlice); err != nil {
+			return err
+		}
+		return probe(ctx, b.client, u, token, stacks.EchoText, 200)
+	}
+}

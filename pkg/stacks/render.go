@@ -1,0 +1,96 @@
+package stacks
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"path/filepath"
+	"text/template"
+)
+
+//go:embed templates/*.tmpl
+var templateFS embed.FS
+
+// templates are parsed once: a template that does not parse is a bug
+// caught by every test of this package.
+var templates = template.Must(template.New("").Option("missingkey=error").ParseFS(templateFS, "templates/*.tmpl"))
+
+// Config names: each is one template, templates/NAME.tmpl, rendered on
+// every platform from its parameters.
+const (
+	ConfigRouter      = "haproxy.cfg"
+	ConfigGateway     = "nginx.conf"
+	ConfigRBACProxy   = "kube-rbac-proxy.yaml"
+	ConfigKubeconfig  = "kubeconfig"
+	ConfigAuditPolicy = "audit-policy.yaml"
+)
+
+// TLSFiles are where a server finds its certificate, key (also both in one
+// Bundle, for HAProxy) and the CA its upstreams' certificates chain to:
+// the lab's files, or a Secret mounted in a pod.
+type TLSFiles struct{ Cert, Key, Bundle, CA string }
+
+// TLSFiles are the lab's certificates as a server's files.
+func (c Certs) TLSFiles() TLSFiles {
+	return TLSFiles{Cert: c.Server, Key: c.ServerKey, Bundle: c.ServerBundle, CA: c.CA}
+}
+
+// Router is HAProxy playing the OpenShift router serving stack 2x's Route.
+type Router struct {
+	// Route ("NAMESPACE/NAME") and Termination describe the Route it is
+	// rendered from.
+	Route, Termination string
+	// Listen is its TLS address; Backend names its backend and Server is
+	// the address of the oauth proxy the Route points at.
+	Listen, Backend, Server string
+	TLS                     TLSFiles
+}
+
+// Gateway is nginx playing the Envoy gateway of a 3x stack: the HTTPRoute
+// to Backend (the kube-rbac-proxy sidecar) behind HTTP ext_authz to
+// ExtAuthz (over TLS when ExtAuthzTLS).
+type Gateway struct {
+	Name, Stack string
+	// Route ("NAMESPACE/NAME") is the HTTPRoute it is rendered from, if any.
+	Route      string
+	PathPrefix string
+	// Listen is its TLS address; Deny where it turns a non-200 2xx of the
+	// ext_authz service into a 403.
+	Listen, Deny, ExtAuthz, Backend string
+	ExtAuthzTLS                     bool
+	TLS                             TLSFiles
+	// PIDFile, TempDir and AccessLog are where nginx writes.
+	PIDFile, TempDir, AccessLog string
+}
+
+// RBACProxyAuthz is kube-rbac-proxy's authorization config: a
+// SubjectAccessReview for "VERB services/proxy EchoService" in Namespace.
+type RBACProxyAuthz struct{ Namespace, EchoService string }
+
+// Kubeconfig is a proxy identity's kubeconfig; the token stays in its file.
+type Kubeconfig struct{ Server, CA, User, TokenFile string }
+
+// AuditPolicy is the kube-apiserver's audit policy (no parameters).
+type AuditPolicy struct{}
+
+// Render executes templates/NAME.tmpl with data (one of the types above).
+func Render(name string, data any) ([]byte, error) {
+	var b bytes.Buffer
+	if err := templates.ExecuteTemplate(&b, name+".tmpl", data); err != nil {
+		return nil, fmt.Errorf("rendering %s: %w", name, err)
+	}
+	return b.Bytes(), nil
+}
+
+// RenderTo renders a config into file (mode 0600: configs name secrets'
+// paths and some hold keys' paths; nothing else needs to read them).
+func RenderTo(file, name string, data any) error {
+	b, err := Render(name, data)
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(file, b, 0o600)
+}
+
+// ConfPath is DIR/conf/NAME, where a lab's rendered configs go.
+func ConfPath(dir, name string) string { return filepath.Join(dir, "conf", name) }
