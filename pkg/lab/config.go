@@ -44,7 +44,8 @@ type Config struct {
 	TokenPool int `json:"token_pool,omitempty"`
 }
 
-// Complete fills defaults, normalises stacks and checks limits.
+// Complete fills defaults, normalises stacks and checks limits and the
+// token pool: what every platform does with a request first.
 func (c *Config) Complete() error {
 	if len(c.Stacks) == 0 {
 		c.Stacks = []string{stacks.All}
@@ -66,7 +67,7 @@ func (c *Config) Complete() error {
 		c.ReadyTimeout = DefaultReadyTimeout
 	}
 	if c.TokenPool < 0 || c.TokenPool > stacks.MaxTokenPool {
-		return fmt.Errorf("token pool of %d users: want 0 to %d", c.TokenPool, stacks.MaxTokenPool)
+		return fmt.Errorf("--token-pool %d: want 0 to %d users", c.TokenPool, stacks.MaxTokenPool)
 	}
 	return nil
 }

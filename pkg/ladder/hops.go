@@ -32,7 +32,7 @@ const HAProxyLogFormat = `log-format "authbench-ladder gw=haproxy ms=%[date(0,ms
 
 // HopRecord is one request as the gateway logged it.
 type HopRecord struct {
-	Gateway string // "nginx" or "haproxy"
+	Gateway string // stacks.ProgramNginx or stacks.ProgramHAProxy
 	At      time.Time
 	Status  int
 	// Ms holds each timer in milliseconds; a timer the request did not

@@ -7,7 +7,7 @@ type Component struct {
 	Stack string
 	Role  string
 	// Program is the real software; Plays what it stands in for, when it
-	// stands in for something ("nginx" plays "Envoy").
+	// stands in for something (nginx plays Envoy).
 	Program string
 	Plays   string
 	// Scheme is its own entry point's scheme.

@@ -14,13 +14,15 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/authbench/authbench/pkg/stacks"
 )
 
 // KeycloakVersion is the Keycloak release the lab runs, from Maven Central.
 const KeycloakVersion = "26.7.3"
 
 const (
-	keycloakName     = "keycloak"
+	keycloakName     = stacks.ProgramKeycloak
 	keycloakArtifact = "org.keycloak:keycloak-quarkus-dist:" + KeycloakVersion + ":tar.gz"
 )
 

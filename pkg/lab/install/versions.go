@@ -34,7 +34,7 @@ func Components() []Component {
 	}{
 		{stacks.ProgramHAProxy, "haproxy", []string{"-v"}},
 		{stacks.ProgramNginx, "nginx", []string{"-v"}},
-		{"etcd", "etcd-server", []string{"--version"}},
+		{stacks.ProgramEtcd, "etcd-server", []string{"--version"}},
 		{"etcdctl", "etcd-client", []string{"version"}},
 		{"hey", "hey", nil},
 		{"wrk", "wrk", []string{"-v"}},

@@ -26,7 +26,7 @@ func keycloakConfig(dir string, port int, certs stacks.Certs, sec stacks.Secrets
 		return keycloak.Config{}, err
 	}
 	c := keycloak.Config{
-		Home: filepath.Dir(filepath.Dir(kcsh)), DataDir: filepath.Join(dir, "data", "keycloak"), HTTPSPort: port,
+		Home: filepath.Dir(filepath.Dir(kcsh)), DataDir: filepath.Join(dir, "data", stacks.Keycloak), HTTPSPort: port,
 		CertFile: certs.Server, KeyFile: certs.ServerKey, CAFile: certs.CA,
 		AdminUser: stacks.KeycloakAdminUser, Realm: stacks.OIDCRealm, ClientID: stacks.OIDCClientID,
 		AccessTokenLifespan: lifespan,

@@ -122,25 +122,14 @@ func (r *upRun) prepare() error {
 	return r.allocatePorts()
 }
 
-// complete fills the config's defaults as the processes platform does,
-// and resolves each limit to the pod components it names.
+// complete fills the config's defaults as every platform does, and
+// resolves each limit to the pod components it names.
 func complete(c *lab.Config) error {
-	if len(c.Stacks) == 0 {
-		c.Stacks = []string{stacks.All}
-	}
-	names, err := stacks.Parse(c.Stacks)
-	if err != nil {
+	if err := c.Complete(); err != nil {
 		return err
-	}
-	c.Stacks = names
-	if c.TokenPool < 0 || c.TokenPool > stacks.MaxTokenPool {
-		return fmt.Errorf("--token-pool %d: want 0 to %d users", c.TokenPool, stacks.MaxTokenPool)
 	}
 	var limits []lab.Limit
 	for _, l := range c.Limits {
-		if l.None() {
-			return fmt.Errorf("limit %s=%s: give a cpu or a memory limit", l.Component, lab.NoLimit)
-		}
 		hit := byProgram(c.Stacks, l.Component)
 		if len(hit) == 0 {
 			return fmt.Errorf("--limit %s: no such component in the kube lab; components: %s",
@@ -151,12 +140,6 @@ func complete(c *lab.Config) error {
 		}
 	}
 	c.Limits = limits
-	if c.AccessTokenLifespan == 0 {
-		c.AccessTokenLifespan = lab.DefaultAccessTokenLifespan
-	}
-	if c.ReadyTimeout == 0 {
-		c.ReadyTimeout = lab.DefaultReadyTimeout
-	}
 	return nil
 }
 

@@ -21,7 +21,7 @@ func (b *builder) keycloakConfig(home string) keycloak.Config {
 		users = append(users, keycloak.User{Name: u})
 	}
 	return keycloak.Config{
-		Home: home, DataDir: b.path("data", "keycloak"), HTTPSPort: b.ports[stacks.Keycloak],
+		Home: home, DataDir: b.path("data", stacks.Keycloak), HTTPSPort: b.ports[stacks.Keycloak],
 		CertFile: b.certs.Server, KeyFile: b.certs.ServerKey, CAFile: b.certs.CA,
 		AdminUser: stacks.KeycloakAdminUser, Realm: stacks.OIDCRealm, ClientID: stacks.OIDCClientID,
 		Users: users, AccessTokenLifespan: b.cfg.AccessTokenLifespan,

@@ -17,7 +17,7 @@ func (b *builder) etcd() (*spec, error) {
 	if err != nil {
 		return nil, err
 	}
-	data := b.path("data", "etcd")
+	data := b.path("data", stacks.Etcd)
 	peer := b.url("http", stacks.PortEtcdPeer, "")
 	client := b.url("http", stacks.Etcd, "")
 	return &spec{
@@ -49,7 +49,7 @@ func (b *builder) apiserver() (*spec, error) {
 		"--etcd-servers=" + b.url("http", stacks.Etcd, ""),
 		"--bind-address=" + stacks.Loopback, "--advertise-address=" + stacks.Loopback,
 		"--secure-port=" + strconv.Itoa(b.ports[stacks.APIServer]),
-		"--cert-dir=" + b.path("data", "kube-apiserver"),
+		"--cert-dir=" + b.path("data", stacks.APIServer),
 		"--tls-cert-file=" + b.certs.Server, "--tls-private-key-file=" + b.certs.ServerKey,
 		"--client-ca-file=" + b.certs.CA,
 		"--authorization-mode=RBAC",
