@@ -105,15 +105,15 @@ func WriteRequest(dir string, c Config) error {
 
 // ReadRequest reads request.json with defaults filled in.
 func ReadRequest(dir string) (Config, error) {
-	c, err := ReadRequestRaw(dir)
+	c, err := readRequestRaw(dir)
 	if err != nil {
 		return c, err
 	}
 	return c, c.Complete()
 }
 
-// ReadRequestRaw reads request.json as written, without defaults.
-func ReadRequestRaw(dir string) (Config, error) {
+// readRequestRaw reads request.json as written, without defaults.
+func readRequestRaw(dir string) (Config, error) {
 	var c Config
 	b, err := os.ReadFile(filepath.Join(dir, RequestFile))
 	if err != nil {

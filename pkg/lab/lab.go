@@ -91,7 +91,7 @@ func Open(dir string, platforms ...Platform) *Lab {
 	}
 	l.dir = abs
 	name := PlatformProcesses
-	if c, err := ReadRequestRaw(abs); err == nil && c.Platform != "" {
+	if c, err := readRequestRaw(abs); err == nil && c.Platform != "" {
 		name = c.Platform
 	}
 	if l.platform, err = find(platforms, name); err != nil {

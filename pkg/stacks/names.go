@@ -32,7 +32,6 @@ const (
 	ProgramOAuth2Proxy   = "oauth2-proxy"
 	ProgramNginx         = "nginx"
 	ProgramHAProxy       = "haproxy"
-	ProgramPrometheus    = "prometheus"
 )
 
 // Component names: what `--limit`, the sampler, the state and the reports

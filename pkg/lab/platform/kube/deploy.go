@@ -116,7 +116,7 @@ func (r *upRun) apply(ctx context.Context, c *deploy.Client, cl *cluster.Cluster
 	var all []manifests.Object
 	for _, st := range r.cfg.Stacks {
 		objs, err := deploy.Stack(ctx, c, deploy.StackOptions{Stack: st, Lab: overlay, OIDC: oidc, InstallCRDs: true,
-			NoWait: true, Serving: serving, Limits: StackLimits(r.cfg.Limits)})
+			NoWait: true, Serving: serving, Limits: stackLimits(r.cfg.Limits)})
 		if err != nil {
 			return nil, fmt.Errorf("deploying stack %s: %w", st, err)
 		}
@@ -147,8 +147,8 @@ func (r *upRun) serving() (*manifests.TLS, error) {
 	return &t, nil
 }
 
-// StackLimits turns lab limits into the Deployments' resources.limits.
-func StackLimits(limits []lab.Limit) map[string]map[string]string {
+// stackLimits turns lab limits into the Deployments' resources.limits.
+func stackLimits(limits []lab.Limit) map[string]map[string]string {
 	out := map[string]map[string]string{}
 	for _, l := range limits {
 		m := map[string]string{}

@@ -163,7 +163,7 @@ func TestComplete(t *testing.T) {
 }
 
 func TestStackLimits(t *testing.T) {
-	got := StackLimits([]lab.Limit{{Component: "oauth2-proxy", MilliCPU: 50}, {Component: "nginx", MilliCPU: 500, MemoryBytes: 256 << 20}})
+	got := stackLimits([]lab.Limit{{Component: "oauth2-proxy", MilliCPU: 50}, {Component: "nginx", MilliCPU: 500, MemoryBytes: 256 << 20}})
 	want := map[string]map[string]string{"oauth2-proxy": {"cpu": "50m"}, "nginx": {"cpu": "500m", "memory": "268435456"}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("%v, want %v", got, want)
