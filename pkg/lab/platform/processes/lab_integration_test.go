@@ -43,7 +43,6 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	// Up starts this test binary as the lab supervisor.
 	// lab.Up starts this test binary as the lab's supervisor.
 	ServeIfAsked()
 	flag.Parse()
