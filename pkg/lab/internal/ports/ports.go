@@ -12,13 +12,15 @@ import (
 	"sort"
 	"strconv"
 	"syscall"
+
+	"github.com/authbench/authbench/pkg/stacks"
 )
 
 // File is where the ports in use are recorded, in the lab directory.
 const File = "ports.json"
 
 // Loopback is the only address the lab binds or targets.
-const Loopback = "127.0.0.1"
+const Loopback = stacks.Loopback
 
 // ErrInUse reports a port some other program already holds.
 var ErrInUse = errors.New("port already in use")

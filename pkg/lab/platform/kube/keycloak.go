@@ -114,7 +114,7 @@ func startKeycloak(ctx context.Context, dir string, c keycloak.Config) error {
 func waitClosed(port int, max time.Duration) {
 	deadline := time.Now().Add(max)
 	for port > 0 && time.Now().Before(deadline) {
-		conn, err := net.DialTimeout("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), 100*time.Millisecond)
+		conn, err := net.DialTimeout("tcp", net.JoinHostPort(stacks.Loopback, strconv.Itoa(port)), 100*time.Millisecond)
 		if err != nil {
 			return
 		}
