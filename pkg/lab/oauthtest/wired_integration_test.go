@@ -12,6 +12,8 @@ import (
 	"github.com/authbench/authbench/pkg/auth"
 	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/results"
+	"github.com/authbench/authbench/pkg/lab"
+	"github.com/authbench/authbench/pkg/lab/platform/processes"
 	"github.com/authbench/authbench/pkg/runner"
 	"github.com/authbench/authbench/pkg/stacks"
 )
@@ -25,7 +27,7 @@ func TestReviewsInRunJSON(t *testing.T) {
 	// rung would be answered from its cache here.
 	p.Targets[0].Token = &auth.Spec{Pool: &auth.Pool{File: poolSlice(t, 4000, 5000)}}
 	p.Load = plan.Load{Requests: 300, Concurrency: 8, Iterations: 2}
-	obs, err := runner.Observe(t.Context(), p, runner.ObserveOptions{LabDir: labDir})
+	obs, err := runner.Observe(t.Context(), p, runner.ObserveOptions{LabDir: labDir, Platforms: []lab.Platform{processes.Platform{}}})
 	if err != nil {
 		t.Fatal(err)
 	}
