@@ -10,10 +10,10 @@ import (
 
 	"github.com/authbench/authbench/pkg/analyze"
 	"github.com/authbench/authbench/pkg/auth"
-	"github.com/authbench/authbench/pkg/plan"
-	"github.com/authbench/authbench/pkg/results"
 	"github.com/authbench/authbench/pkg/lab"
 	"github.com/authbench/authbench/pkg/lab/platform/processes"
+	"github.com/authbench/authbench/pkg/plan"
+	"github.com/authbench/authbench/pkg/results"
 	"github.com/authbench/authbench/pkg/runner"
 	"github.com/authbench/authbench/pkg/stacks"
 )
