@@ -47,7 +47,7 @@ func TestDemo(t *testing.T) {
 		CapacityBudget: 12 * time.Second, Step: time.Second, OpenDuration: time.Second, OpenIterations: 2,
 		LadderRounds: 2, LadderSlot: 500 * time.Millisecond,
 		LabDir: labDir, Out: t.TempDir(), Version: "test", Stdout: &stdout, Log: &log,
-		Supervisor: []string{os.Args[0], "-test.run=^$"},
+		Supervisor: []string{os.Args[0], "-test.run=^$"}, Platforms: []lab.Platform{processes.Platform{}},
 	})
 	if err != nil {
 		t.Fatalf("demo: %v\nstdout:\n%s\nlog:\n%s", err, stdout.String(), log.String())
