@@ -10,6 +10,7 @@ import (
 
 	"github.com/authbench/authbench/pkg/report"
 	"github.com/authbench/authbench/pkg/results"
+	"github.com/authbench/authbench/pkg/sinks"
 	"github.com/authbench/authbench/pkg/store"
 )
 
@@ -48,7 +49,7 @@ func (o *reportOptions) run(path string, s streams) error {
 	def := results.SummaryFile
 	if o.format.value == formatHTML {
 		def = "report.html"
-		err = renderRunHTML(&buf, dir, run)
+		err = sinks.RunHTML(&buf, dir, run, nil)
 	} else {
 		err = report.Summary(&buf, run)
 	}

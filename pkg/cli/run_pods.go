@@ -62,8 +62,7 @@ func podExecutor(ctx context.Context, cmd *cobra.Command, ro *runner.Options, lo
 	if x == nil {
 		return nil
 	}
-	ro.Plan.Complete()
-	if err := ro.Plan.Validate(); err != nil {
+	if err := ro.Plan.Ready(); err != nil {
 		return err
 	}
 	o := pods.Options{Pods: x.Pods, Kubeconfig: x.Kubeconfig, Context: x.Context, Namespace: x.Namespace, Image: x.Image,

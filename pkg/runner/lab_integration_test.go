@@ -23,6 +23,7 @@ import (
 	"github.com/authbench/authbench/pkg/auth"
 	"github.com/authbench/authbench/pkg/lab"
 	"github.com/authbench/authbench/pkg/lab/install"
+	"github.com/authbench/authbench/pkg/lab/sampling"
 	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/results"
 	"github.com/authbench/authbench/pkg/runner"
@@ -150,11 +151,11 @@ func runLab(t *testing.T, p *plan.Plan) (*results.Run, string) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel() // stops the token source's refresher
-	comps, rec, err := runner.LabComponents(labDir, p, true)
+	comps, rec, err := sampling.LabComponents(labDir, p, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	mon, err := runner.NewMonitor(ctx, p, comps)
+	mon, err := sampling.NewMonitor(ctx, p, comps)
 	if err != nil {
 		t.Fatal(err)
 	}
