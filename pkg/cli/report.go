@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/authbench/authbench/pkg/analyze"
 	"github.com/authbench/authbench/pkg/report"
 	"github.com/authbench/authbench/pkg/results"
 	"github.com/authbench/authbench/pkg/sinks"
@@ -51,7 +52,7 @@ func (o *reportOptions) run(path string, s streams) error {
 		def = "report.html"
 		err = sinks.RunHTML(&buf, dir, run, nil)
 	} else {
-		err = report.Summary(&buf, run)
+		err = report.Summary(&buf, run, analyze.Summarize(run))
 	}
 	if err != nil {
 		return fmt.Errorf("rendering report: %w", err)

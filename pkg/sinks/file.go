@@ -41,7 +41,7 @@ func (f file) Write(_ context.Context, o *runner.Outcome) error {
 // Summary writes summary.md.
 func Summary() runner.FileSink {
 	return File(results.SummaryFile, func(w io.Writer, o *runner.Outcome) error {
-		return report.Summary(w, o.Run)
+		return report.Summary(w, o.Run, analyze.Summarize(o.Run))
 	})
 }
 
