@@ -103,7 +103,8 @@ type Options struct {
 	Out string
 	// Sinks take each run and ladder once its run.json is written; the
 	// demo's page links each one's ReportFile and summary.md (the CLI's:
-	// sinks.HTML(ReportFile) and sinks.Standard). Default none.
+	// sinks.Optional(sinks.HTML(ReportFile)) and sinks.Standard). Default
+	// none.
 	Sinks []runner.Sink
 	// Version is recorded in run.json.
 	Version string

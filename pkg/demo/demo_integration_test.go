@@ -48,7 +48,7 @@ func TestDemo(t *testing.T) {
 		CapacityBudget: 12 * time.Second, Step: time.Second, OpenDuration: time.Second, OpenIterations: 2,
 		LadderRounds: 2, LadderSlot: 500 * time.Millisecond,
 		LabDir: labDir, Out: runs, Version: "test", Stdout: &stdout, Log: &log,
-		Sinks:      append([]runner.Sink{sinks.HTML(ReportFile)}, sinks.Standard(runs, &log)...),
+		Sinks:      append([]runner.Sink{sinks.Optional(sinks.HTML(ReportFile), &log)}, sinks.Standard(runs, &log)...),
 		Supervisor: []string{os.Args[0], "-test.run=^$"},
 	})
 	if err != nil {

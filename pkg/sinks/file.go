@@ -68,3 +68,23 @@ func RunHTML(w io.Writer, dir string, run *results.Run, tl *results.Timeline) er
 	}
 	return report.RunHTML(w, run, tl, analyze.Histograms(run, hists)...)
 }
+
+// optional is a file sink whose failure is a warning.
+type optional struct {
+	runner.FileSink
+	log io.Writer
+}
+
+// Optional returns k with its failure turned into a warning on log: the
+// run goes on without the file (the demo's page then links the summary).
+func Optional(k runner.FileSink, log io.Writer) runner.FileSink {
+	return optional{FileSink: k, log: logOr(log)}
+}
+
+// Write writes the file, or warns.
+func (k optional) Write(ctx context.Context, o *runner.Outcome) error {
+	if err := k.FileSink.Write(ctx, o); err != nil {
+		fmt.Fprintf(k.log, "warning: %s: %v\n", o.Dir, err)
+	}
+	return nil
+}

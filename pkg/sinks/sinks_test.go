@@ -188,3 +188,20 @@ func TestSaveWritesLikeASession(t *testing.T) {
 		t.Errorf("history rows %d, %v; want the import indexed", len(rows), err)
 	}
 }
+
+// TestOptionalWarns: an optional file that cannot be rendered is a
+// warning, not the run's error; a plain one is the error.
+func TestOptionalWarns(t *testing.T) {
+	broken := sinks.File("x.html", func(io.Writer, *runner.Outcome) error { return errors.New("no histograms") })
+	var log bytes.Buffer
+	o := &runner.Outcome{Dir: t.TempDir()}
+	if err := sinks.Optional(broken, &log).Write(context.Background(), o); err != nil || !strings.Contains(log.String(), "warning") {
+		t.Errorf("optional: error %v, log %q; want a warning only", err, log.String())
+	}
+	if err := broken.Write(context.Background(), o); err == nil || !strings.Contains(err.Error(), "rendering x.html") {
+		t.Errorf("plain: error %v, want the rendering error", err)
+	}
+	if sinks.Optional(broken, nil).File() != "x.html" {
+		t.Error("an optional file sink does not name its file")
+	}
+}
