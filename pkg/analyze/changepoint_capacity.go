@@ -3,43 +3,8 @@ package analyze
 import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/results"
 )
-
-// CapacityFile is where a capacity run keeps its searches (pkg/capacity's
-// File; that package imports this one, so the name is repeated here).
-const CapacityFile = "capacity.json"
-
-// CapacitySearch is what the history reads of one target's search in a
-// capacity run's CapacityFile (pkg/capacity's Result writes more).
-type CapacitySearch struct {
-	Target    string         `json:"target"`
-	SLO       plan.SLO       `json:"slo"`
-	Capacity  float64        `json:"capacity_rps"`
-	FirstFail float64        `json:"first_fail_rps,omitempty"`
-	Sustained float64        `json:"sustained_rps,omitempty"`
-	Steps     []CapacityStep `json:"steps"`
-}
-
-// CapacityStep is one step of a search: its Result in run.json has N as
-// its Iteration.
-type CapacityStep struct {
-	N       int     `json:"step"`
-	Offered float64 `json:"offered_rps"`
-	Pass    bool    `json:"pass"`
-}
-
-// AtCapacity reports whether step n passed at the capacity found: the
-// steps a capacity run's history row describes.
-func (s CapacitySearch) AtCapacity(n int) bool {
-	for _, st := range s.Steps {
-		if st.N == n {
-			return st.Pass && s.Capacity > 0 && st.Offered == s.Capacity
-		}
-	}
-	return false
-}
 
 // CapacityRow is a capacity run's history row for one target: a curve is
 // not a series of iterations of one load, so the row stands for the
@@ -47,7 +12,7 @@ func (s CapacitySearch) AtCapacity(n int) bool {
 // success and latency are those of the passing steps at it (at), with
 // merged the percentiles of their histograms merged (nil: none). Rate is
 // cleared: it was each step's, not the run's.
-func CapacityRow(base results.HistoryRow, s CapacitySearch, at []results.Result, merged *results.Latency) results.HistoryRow {
+func CapacityRow(base results.HistoryRow, s results.CapacitySearch, at []results.Result, merged *results.Latency) results.HistoryRow {
 	r := base
 	r.Iterations, r.Requests, r.Successes, r.SuccessRate, r.Rate = len(at), 0, 0, 0, 0
 	r.P50, r.P95, r.P99, r.MeanMs, r.P50Merged, r.P95Merged, r.P99Merged = nil, nil, nil, nil, nil, nil, nil
@@ -81,7 +46,7 @@ func CapacityRow(base results.HistoryRow, s CapacitySearch, at []results.Result,
 // step) into its capacity row: s is the target's search (zero when the run
 // was interrupted before writing it), hs the run's per-result histograms
 // in run.Results' order (nil entries where a step has none).
-func CapacityPoint(p HistoryPoint, run *results.Run, s CapacitySearch, hs []*hdrhistogram.Histogram) HistoryPoint {
+func CapacityPoint(p HistoryPoint, run *results.Run, s results.CapacitySearch, hs []*hdrhistogram.Histogram) HistoryPoint {
 	if s.Target == "" {
 		s.Target = p.Row.Target
 	}

@@ -4,33 +4,6 @@ import (
 	"github.com/authbench/authbench/pkg/analyze"
 )
 
-// Bottleneck is the component that saturated first along the curve: the
-// first, by offered rate, to run into its CPU limit (analyze.LimitUse of
-// it) or be throttled (analyze.ThrottleRatio of its periods). When none
-// did, it is the busiest component (the load generator aside) at the first
-// failing rate, with Saturated false: CPU alone cannot tell an unlimited
-// component's ceiling.
-type Bottleneck struct {
-	Component string  `json:"component"`
-	Role      string  `json:"role,omitempty"`
-	Rate      float64 `json:"offered_rps"`
-	CPU       float64 `json:"cpu_cores"`
-	Limit     float64 `json:"cpu_limit_cores,omitempty"`
-	Throttled float64 `json:"throttled_ratio,omitempty"`
-	Saturated bool    `json:"saturated"`
-}
-
-// HostUse is what the local components (the load generator among them)
-// used together at one rate, against the host's CPUs. Contended is true
-// from analyze.HostContention of them: the capacity is then the host's.
-type HostUse struct {
-	Rate      float64 `json:"offered_rps"`
-	CPU       float64 `json:"cpu_cores"`
-	CPUs      int     `json:"host_cpus"`
-	Share     float64 `json:"share"`
-	Contended bool    `json:"contended"`
-}
-
 func bottleneck(c []Point, firstFail float64) *Bottleneck {
 	for _, p := range c {
 		var best *Bottleneck
@@ -75,7 +48,7 @@ func hostUse(c []Point, capacity float64, cpus int) *HostUse {
 	h := &HostUse{Rate: at.Offered, CPUs: cpus}
 	n := 0
 	for _, k := range at.Components {
-		if k.local() {
+		if local(k) {
 			h.CPU += k.CPU
 			n++
 		}

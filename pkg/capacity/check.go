@@ -18,14 +18,6 @@ const (
 	ObjectiveAchieved    = "achieved"
 )
 
-// Miss is one objective a step missed: what was measured against what was
-// allowed, in the objective's unit (ms, ratio, or req/s for "achieved").
-type Miss struct {
-	Objective string  `json:"objective"`
-	Measured  float64 `json:"measured"`
-	Limit     float64 `json:"limit"`
-}
-
 // Check tells whether a step met the SLO and kept up with its offered
 // rate, and lists what it missed. The SLO's latency maxima and success
 // rate are checked per step; its Throughput minimum is not (a low rate

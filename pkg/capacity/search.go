@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/authbench/authbench/pkg/plan"
+	"github.com/authbench/authbench/pkg/results"
 )
 
 // Defaults of Options.
@@ -230,7 +231,7 @@ func (s *searcher) step(ctx context.Context, rate float64, phase string) (bool, 
 	s.longest = max(s.longest, d)
 	p.Offered = rate
 	missed := Check(s.o.SLO, p)
-	s.steps = append(s.steps, Step{N: len(s.steps) + 1, Phase: phase, Point: p,
+	s.steps = append(s.steps, Step{N: len(s.steps) + 1, Phase: phase, CapacityPoint: p,
 		Pass: len(missed) == 0, Missed: missed, Seconds: d.Seconds()})
 	return len(missed) == 0, nil
 }
@@ -262,4 +263,4 @@ const DefaultStep = 2 * time.Second
 
 // File is the name of the search results in a capacity run's directory:
 // a JSON array of Result, one per target.
-const File = "capacity.json"
+const File = results.CapacityFile

@@ -11,6 +11,7 @@ import (
 
 	"github.com/authbench/authbench/pkg/capacity"
 	"github.com/authbench/authbench/pkg/runner"
+	"github.com/authbench/authbench/pkg/sinks"
 )
 
 func init() { register(newCapacityCmd) }
@@ -88,9 +89,10 @@ func (o *capacityOptions) run(cmd *cobra.Command, args []string, s streams) erro
 		return errors.New(`capacity needs an SLO: give --slo "p99<100ms,success_rate>=99.9%" or an slo in the scenario`)
 	}
 	co := runner.CapacityOptions{
-		Options: runner.Options{Plan: p, Out: o.out, CommandLine: s.argv, Version: Version, Log: s.err},
-		Search:  capacity.Options{SLO: *p.SLO, Min: o.min, Max: o.max, Budget: o.budget},
-		Step:    o.duration,
+		Options: runner.Options{Plan: p, Out: o.out, CommandLine: s.argv, Version: Version, Log: s.err,
+			Sinks: sinks.Standard(o.out, s.err)},
+		Search: capacity.Options{SLO: *p.SLO, Min: o.min, Max: o.max, Budget: o.budget},
+		Step:   o.duration,
 	}
 	if err := o.observe(cmd.Context(), &co.Options); err != nil {
 		return err

@@ -27,7 +27,7 @@ func writeCapacityRun(t *testing.T, runs string, start time.Time, capRPS float64
 	for i, rate := range []float64{capRPS / 2, capRPS, 2 * capRPS} {
 		p99 := 20 * float64(i+1)
 		pt := capacity.Point{Offered: rate, Throughput: rate, P99: p99, SuccessRate: 1, Requests: 100}
-		search.Steps = append(search.Steps, capacity.Step{N: i + 1, Point: pt, Pass: i < 2})
+		search.Steps = append(search.Steps, capacity.Step{N: i + 1, CapacityPoint: pt, Pass: i < 2})
 		search.Curve = append(search.Curve, pt)
 		run.Results = append(run.Results, results.Result{Target: "api", Iteration: i + 1, Model: plan.Open, TargetRPS: rate,
 			Requests: 100, Successes: 100, SuccessRate: 1, ThroughputRPS: rate, Latency: results.Latency{P50: p99 / 2, P95: p99 * 0.9, P99: p99}})

@@ -7,6 +7,8 @@ import (
 
 	"github.com/authbench/authbench/pkg/demo"
 	"github.com/authbench/authbench/pkg/lab"
+	"github.com/authbench/authbench/pkg/runner"
+	"github.com/authbench/authbench/pkg/sinks"
 	"github.com/authbench/authbench/pkg/stacks"
 )
 
@@ -43,6 +45,7 @@ Details go to the run directories under --out. Run 'authbench lab install'
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.Limits, o.Stacks, o.Version, o.Stdout, o.Log = o.limits.limits, o.stacks.stacks, Version, s.out, s.err
 			o.SLO, o.Platform, o.Platforms = o.slo.slo, o.platform.name, labPlatforms()
+			o.Sinks = append([]runner.Sink{sinks.Optional(sinks.HTML(demo.ReportFile), s.err)}, sinks.Standard(o.Out, s.err)...)
 			if len(o.misconfig.limits) > 0 {
 				o.Limit = &o.misconfig.limits[len(o.misconfig.limits)-1]
 			}

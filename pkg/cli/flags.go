@@ -21,6 +21,7 @@ import (
 	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/redact"
 	"github.com/authbench/authbench/pkg/stacks"
+	"github.com/authbench/authbench/pkg/store"
 )
 
 // Output formats of -o/--output.
@@ -69,7 +70,7 @@ func addOutputFileFlag(cmd *cobra.Command, file *string, def, usage string) {
 
 // addOutDirFlag declares --out, the runs directory.
 func addOutDirFlag(cmd *cobra.Command, dir *string) {
-	cmd.Flags().StringVar(dir, "out", "runs", "runs directory")
+	cmd.Flags().StringVar(dir, "out", store.DefaultRunsDir, "runs directory")
 }
 
 // addLabDirFlag declares --lab-dir, and the older names it replaces as

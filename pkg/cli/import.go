@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/authbench/authbench/pkg/importer"
 	"github.com/authbench/authbench/pkg/results"
 	"github.com/authbench/authbench/pkg/runner"
+	"github.com/authbench/authbench/pkg/sinks"
 )
 
 func init() { register(newImportCmd) }
@@ -30,7 +32,7 @@ compare and history treat like any other. The run is marked imported, and
 whatever the tool did not print is left empty and named, never invented.`,
 		Example: `  authbench import hey oauth-2x.log --name oauth-2x --date 2025-10-23`,
 		Args:    cobra.MinimumNArgs(2),
-		RunE:    func(cmd *cobra.Command, args []string) error { return o.run(args[0], args[1:], s) },
+		RunE:    func(cmd *cobra.Command, args []string) error { return o.run(cmd.Context(), args[0], args[1:], s) },
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.name, "name", "", "run name (required)")
@@ -40,7 +42,7 @@ whatever the tool did not print is left empty and named, never invented.`,
 	return cmd
 }
 
-func (o *importOptions) run(tool string, files []string, s streams) error {
+func (o *importOptions) run(ctx context.Context, tool string, files []string, s streams) error {
 	var run *results.Run
 	var err error
 	switch tool {
@@ -61,7 +63,7 @@ func (o *importOptions) run(tool string, files []string, s streams) error {
 		}
 		run.Start, run.End = t, t
 	}
-	dir, err := runner.Save(o.out, run)
+	dir, err := runner.Save(ctx, o.out, run, sinks.Standard(o.out, s.err))
 	if err != nil {
 		return err
 	}

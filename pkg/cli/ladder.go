@@ -10,11 +10,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/authbench/authbench/pkg/lab"
+	"github.com/authbench/authbench/pkg/lab/sampling"
 	"github.com/authbench/authbench/pkg/ladder"
 	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/report"
 	"github.com/authbench/authbench/pkg/runner"
 	"github.com/authbench/authbench/pkg/scenario"
+	"github.com/authbench/authbench/pkg/sinks"
 	"github.com/authbench/authbench/pkg/stacks"
 )
 
@@ -90,7 +92,7 @@ func (o *ladderOptions) run(cmd *cobra.Command, s streams) error {
 	if lo.Stack != "" {
 		// Only the lab's components: the scenario's own observe list
 		// describes its run, not the ladder's rungs.
-		obs, err := runner.Observe(cmd.Context(), &plan.Plan{Targets: lo.Plan.Targets}, runner.ObserveOptions{LabDir: o.labDir, Platforms: labPlatforms()})
+		obs, err := sampling.Observe(cmd.Context(), &plan.Plan{Targets: lo.Plan.Targets}, sampling.Options{LabDir: o.labDir, Platforms: labPlatforms()})
 		if err != nil {
 			return err
 		}
@@ -141,6 +143,7 @@ func (o *ladderOptions) options(ctx context.Context, s streams) (ladder.Options,
 	}
 	lo.Out, lo.Name, lo.CommandLine, lo.Version = o.out, o.name, s.argv, Version
 	lo.Log = s.err
+	lo.Sinks = append([]runner.Sink{sinks.HTML(ladder.ReportFile)}, sinks.Standard(lo.Out, s.err)...)
 	return lo, nil
 }
 

@@ -3,14 +3,15 @@ package cli
 import (
 	"context"
 
+	"github.com/authbench/authbench/pkg/lab/sampling"
 	"github.com/authbench/authbench/pkg/runner"
 )
 
-// observe attaches resource sampling to a run (runner.Observe): authbench
+// observe attaches resource sampling to a run (sampling.Observe): authbench
 // itself, the plan's components, and the lab --lab-dir or the plan
 // names, else the default lab when it is running and the plan points at it.
 func (o *runOptions) observe(ctx context.Context, ro *runner.Options) error {
-	obs, err := runner.Observe(ctx, ro.Plan, runner.ObserveOptions{LabDir: o.labDir, Platforms: labPlatforms()})
+	obs, err := sampling.Observe(ctx, ro.Plan, sampling.Options{LabDir: o.labDir, Platforms: labPlatforms()})
 	if err != nil {
 		return err
 	}

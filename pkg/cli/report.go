@@ -8,8 +8,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/authbench/authbench/pkg/analyze"
 	"github.com/authbench/authbench/pkg/report"
 	"github.com/authbench/authbench/pkg/results"
+	"github.com/authbench/authbench/pkg/sinks"
 	"github.com/authbench/authbench/pkg/store"
 )
 
@@ -48,9 +50,9 @@ func (o *reportOptions) run(path string, s streams) error {
 	def := results.SummaryFile
 	if o.format.value == formatHTML {
 		def = "report.html"
-		err = renderRunHTML(&buf, dir, run)
+		err = sinks.RunHTML(&buf, dir, run, nil)
 	} else {
-		err = report.Summary(&buf, run)
+		err = report.Summary(&buf, run, analyze.Summarize(run))
 	}
 	if err != nil {
 		return fmt.Errorf("rendering report: %w", err)

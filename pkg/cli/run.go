@@ -4,14 +4,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/authbench/authbench/pkg/load"
 	"github.com/authbench/authbench/pkg/report"
 	"github.com/authbench/authbench/pkg/runner"
+	"github.com/authbench/authbench/pkg/sinks"
 )
 
 func init() { register(newRunCmd) }
@@ -41,9 +44,10 @@ func (o *runOptions) run(cmd *cobra.Command, args []string, s streams) error {
 	if err != nil {
 		return err
 	}
-	ro := runner.Options{Plan: p, Out: o.out, CommandLine: s.argv, Version: Version, Log: s.err}
+	ro := runner.Options{Plan: p, Out: o.out, CommandLine: s.argv, Version: Version, Log: s.err,
+		Sinks: sinks.Standard(o.out, s.err)}
 	if o.output.value == formatText && isTerminal(s.out) {
-		ro.Progress = s.out
+		ro.Progress = progressLine{s.out}
 	}
 	if err := podExecutor(cmd.Context(), cmd, &ro, s.err); err != nil {
 		return err
@@ -90,6 +94,15 @@ func exitFor(out *runner.Outcome, err error) error {
 	}
 	return nil
 }
+
+// progressLine redraws the progress of a phase in place on a terminal.
+type progressLine struct{ w io.Writer }
+
+// Show redraws the line.
+func (l progressLine) Show(st load.ProgressState) { fmt.Fprint(l.w, "\r\033[K"+report.Progress(st)) }
+
+// Clear erases it.
+func (l progressLine) Clear() { fmt.Fprint(l.w, "\r\033[K") }
 
 func isTerminal(w any) bool {
 	f, ok := w.(*os.File)

@@ -62,17 +62,11 @@ func podExecutor(ctx context.Context, cmd *cobra.Command, ro *runner.Options, lo
 	if x == nil {
 		return nil
 	}
-	ro.Plan.Complete()
-	if err := ro.Plan.Validate(); err != nil {
+	if err := ro.Plan.Ready(); err != nil {
 		return err
 	}
-	o := pods.Options{Pods: x.Pods, Kubeconfig: x.Kubeconfig, Context: x.Context, Namespace: x.Namespace, Image: x.Image,
-		CPURequest: x.CPURequest, CPULimit: x.CPULimit, MemoryRequest: x.MemoryRequest, MemoryLimit: x.MemoryLimit,
-		NodeSelector: x.NodeSelector, Spread: x.Spread, Log: log}
-	if x.HostNetwork != nil {
-		o.HostNetwork = *x.HostNetwork
-	}
-	if err := kubeLabDefaults(ctx, labDirFlag(cmd), x, &o, log); err != nil {
+	o := pods.Options{Execution: *x, Log: log}
+	if err := kubeLabDefaults(ctx, labDirFlag(cmd), &o, log); err != nil {
 		return err
 	}
 	e, err := pods.New(o)
@@ -109,7 +103,7 @@ func labDirFlag(cmd *cobra.Command) string {
 // kubeLabDefaults fills what a kube lab provides when dir holds a running
 // lab cluster: its kubeconfig, this binary's image, pods on the host
 // network. Explicit values stay.
-func kubeLabDefaults(ctx context.Context, dir string, x *plan.Execution, o *pods.Options, log io.Writer) error {
+func kubeLabDefaults(ctx context.Context, dir string, o *pods.Options, log io.Writer) error {
 	if dir == "" {
 		return nil
 	}
@@ -124,8 +118,9 @@ func kubeLabDefaults(ctx context.Context, dir string, x *plan.Execution, o *pods
 	if o.Kubeconfig == "" {
 		o.Kubeconfig = c.Kubeconfig()
 	}
-	if x.HostNetwork == nil {
-		o.HostNetwork = true
+	if o.HostNetwork == nil {
+		on := true
+		o.HostNetwork = &on
 	}
 	if o.Image != "" {
 		return nil

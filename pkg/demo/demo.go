@@ -101,8 +101,13 @@ type Options struct {
 	// Supervisor is the command that runs the lab in the background.
 	// Default: this executable's `lab serve` (see lab.UpOptions).
 	Supervisor []string
-	// Out is the runs directory. Default "runs".
+	// Out is the runs directory. Default store.DefaultRunsDir.
 	Out string
+	// Sinks take each run and ladder once its run.json is written; the
+	// demo's page links each one's ReportFile and summary.md (the CLI's:
+	// sinks.Optional(sinks.HTML(ReportFile)) and sinks.Standard). Default
+	// none.
+	Sinks []runner.Sink
 	// Version is recorded in run.json.
 	Version string
 	// Stdout receives each step's result lines and the verdict; Log

@@ -18,6 +18,8 @@ import (
 	"github.com/authbench/authbench/pkg/ladder"
 	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/results"
+	"github.com/authbench/authbench/pkg/runner"
+	"github.com/authbench/authbench/pkg/sinks"
 	"github.com/authbench/authbench/pkg/stacks"
 )
 
@@ -42,11 +44,13 @@ func TestDemo(t *testing.T) {
 	var stdout, log bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
+	runs := t.TempDir()
 	out, err := Run(ctx, Options{
 		Requests: 300, Concurrency: 10, Iterations: 2, SLO: slo,
 		CapacityBudget: 12 * time.Second, Step: time.Second, OpenDuration: time.Second, OpenIterations: 2,
 		LadderRounds: 2, LadderSlot: 500 * time.Millisecond,
-		LabDir: labDir, Out: t.TempDir(), Version: "test", Stdout: &stdout, Log: &log,
+		LabDir: labDir, Out: runs, Version: "test", Stdout: &stdout, Log: &log,
+		Sinks:      append([]runner.Sink{sinks.Optional(sinks.HTML(ReportFile), &log)}, sinks.Standard(runs, &log)...),
 		Supervisor: []string{os.Args[0], "-test.run=^$"}, Platforms: []lab.Platform{processes.Platform{}},
 	})
 	if err != nil {

@@ -47,7 +47,7 @@ func TestCapacityText(t *testing.T) {
 	}{
 		{capacity.Result{Capacity: 487.5, FirstFail: 500}, "488 req/s [488, 500)"},
 		{capacity.Result{Capacity: 800}, "at least 800 req/s (no rate tried failed)"},
-		{capacity.Result{Steps: []capacity.Step{{Point: capacity.Point{Offered: 50}}}}, "below 50 req/s"},
+		{capacity.Result{Steps: []capacity.Step{{CapacityPoint: capacity.Point{Offered: 50}}}}, "below 50 req/s"},
 		{capacity.Result{}, "not measured"},
 	}
 	for _, tt := range tests {

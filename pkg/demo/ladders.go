@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/authbench/authbench/pkg/lab/sampling"
 	"github.com/authbench/authbench/pkg/ladder"
 	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/results"
@@ -43,12 +44,12 @@ func (d *demo) ladder(ctx context.Context, stack string) (*ladder.Outcome, error
 	if err != nil {
 		return nil, err
 	}
-	obs, err := runner.Observe(ctx, &plan.Plan{Targets: lo.Plan.Targets}, runner.ObserveOptions{LabDir: d.o.LabDir, Platforms: d.o.Platforms})
+	obs, err := sampling.Observe(ctx, &plan.Plan{Targets: lo.Plan.Targets}, sampling.Options{LabDir: d.o.LabDir, Platforms: d.o.Platforms})
 	if err != nil {
 		return nil, err
 	}
 	lo.Monitor, lo.Lab, lo.Reviews = obs.Monitor, obs.Lab, obs.Reviews
-	lo.Rounds, lo.Out, lo.Version, lo.Log = d.o.LadderRounds, d.o.Out, d.o.Version, d.o.Log
+	lo.Rounds, lo.Out, lo.Version, lo.Log, lo.Sinks = d.o.LadderRounds, d.o.Out, d.o.Version, d.o.Log, d.o.Sinks
 	lo.Name, lo.CommandLine = "demo-ladder-"+lo.Target, []string{"authbench", "demo"}
 	l := &lo.Plan.Load
 	l.Concurrency, l.Duration = d.o.Concurrency, plan.Duration(d.o.LadderSlot)

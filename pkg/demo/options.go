@@ -6,6 +6,7 @@ import (
 	"github.com/authbench/authbench/pkg/lab"
 	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/stacks"
+	"github.com/authbench/authbench/pkg/store"
 )
 
 // complete applies the defaults and rejects what cannot run, before the
@@ -38,7 +39,7 @@ func (o *Options) complete() error {
 	}
 	o.Stacks = stacks
 	if o.Out == "" {
-		o.Out = "runs"
+		o.Out = store.DefaultRunsDir
 	}
 	if o.Stdout == nil {
 		o.Stdout = io.Discard

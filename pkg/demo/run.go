@@ -10,6 +10,7 @@ import (
 	"github.com/authbench/authbench/pkg/analyze"
 	"github.com/authbench/authbench/pkg/capacity"
 	"github.com/authbench/authbench/pkg/lab"
+	"github.com/authbench/authbench/pkg/lab/sampling"
 	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/report"
 	"github.com/authbench/authbench/pkg/results"
@@ -21,7 +22,8 @@ import (
 const (
 	CompareFile = "compare.md"
 	CompareHTML = "compare.html"
-	// ReportFile is a run's own HTML report, linked from the demo's page.
+	// ReportFile is a run's own HTML report, linked from the demo's page
+	// (Options.Sinks write it).
 	ReportFile = "report.html"
 )
 
@@ -56,26 +58,22 @@ func (d *demo) subPlan(name string, ts []plan.Target, l plan.Load) *plan.Plan {
 
 // options are the orchestrator's options for p, sampling the lab.
 func (d *demo) options(ctx context.Context, p *plan.Plan) (runner.Options, error) {
-	obs, err := runner.Observe(ctx, p, runner.ObserveOptions{LabDir: d.o.LabDir, Platforms: d.o.Platforms})
+	obs, err := sampling.Observe(ctx, p, sampling.Options{LabDir: d.o.LabDir, Platforms: d.o.Platforms})
 	if err != nil {
 		return runner.Options{}, err
 	}
 	return runner.Options{Plan: p, Out: d.o.Out, Version: d.o.Version, Log: d.o.Log,
 		CommandLine: []string{"authbench", "demo"}, Monitor: obs.Monitor, Reviews: obs.Reviews,
-		Lab: obs.Lab, Unobserved: obs.Unobserved}, nil
+		Lab: obs.Lab, Unobserved: obs.Unobserved, Sinks: d.o.Sinks}, nil
 }
 
-// run runs p through the orchestrator and writes the run's HTML report.
+// run runs p through the orchestrator.
 func (d *demo) run(ctx context.Context, p *plan.Plan) (*runner.Outcome, error) {
 	ro, err := d.options(ctx, p)
 	if err != nil {
 		return nil, err
 	}
-	r, err := runner.Run(ctx, ro)
-	if r != nil && r.Dir != "" {
-		d.runHTML(r)
-	}
-	return r, err
+	return runner.Run(ctx, ro)
 }
 
 // capacity searches the capacity of p's targets, each within budget.
@@ -93,32 +91,13 @@ func (d *demo) capacity(ctx context.Context, p *plan.Plan, min float64, budget t
 	}
 	co := runner.CapacityOptions{Options: ro, Step: d.o.Step,
 		Search: capacity.Options{SLO: *p.SLO, Min: min, Budget: budget}}
-	r, err := runner.Capacity(ctx, co)
-	if r != nil && r.Dir != "" {
-		d.runHTML(&r.Outcome)
-	}
-	return r, err
+	return runner.Capacity(ctx, co)
 }
 
 // openLoad is an open loop at rate of the demo's shape.
 func (d *demo) openLoad(rate float64) plan.Load {
 	return plan.Load{Rate: rate, Duration: plan.Duration(d.o.OpenDuration), Iterations: d.o.OpenIterations,
 		Concurrency: d.o.Concurrency}
-}
-
-// runHTML writes a run's HTML report beside its run.json; a failure is a
-// warning (the page then links to its summary).
-func (d *demo) runHTML(r *runner.Outcome) {
-	hs, err := store.ReadHistograms(r.Dir, r.Run)
-	if err == nil {
-		var b bytes.Buffer
-		if err = report.RunHTML(&b, r.Run, r.Timeline, analyze.Histograms(r.Run, hs)...); err == nil {
-			err = store.WriteFile(filepath.Join(r.Dir, ReportFile), b.Bytes())
-		}
-	}
-	if err != nil {
-		fmt.Fprintf(d.o.Log, "warning: %s: html report: %v\n", r.Dir, err)
-	}
 }
 
 // compare compares the targets of one run (sides interleaved by

@@ -1,37 +1,32 @@
 package ladder
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"path/filepath"
 	"slices"
 
 	"github.com/authbench/authbench/pkg/analyze"
-	"github.com/authbench/authbench/pkg/report"
 	"github.com/authbench/authbench/pkg/results"
 	"github.com/authbench/authbench/pkg/runner"
-	"github.com/authbench/authbench/pkg/store"
 )
 
 // finish attributes the latency, reads the gateway's timings, diagnoses
-// and writes the run directory. The results are written even when the
+// and records the run directory (its sinks add summary.md and the HTML
+// report with the waterfall). The results are written even when the
 // attribution fails (an interrupted ladder may lack a rung).
-func (l *ladderRun) finish(interrupted bool) (*Outcome, error) {
+func (l *ladderRun) finish(ctx context.Context, interrupted bool) (*Outcome, error) {
 	lad, aerr := l.attribute()
 	if aerr == nil {
 		if l.o.Gateway != nil {
-			l.hops(context.Background(), lad)
+			l.hops(context.WithoutCancel(ctx), lad)
 		}
 		l.run.Ladder = lad
 	}
 	l.s.Finish(interrupted)
 	o := l.s.Outcome()
 	out := &Outcome{Dir: o.Dir, Run: o.Run, Timeline: o.Timeline, Ladder: l.run.Ladder}
-	if l.s.Dir != "" {
-		if err := l.write(); err != nil {
-			return out, err
-		}
+	if err := l.s.Write(ctx); err != nil {
+		return out, err
 	}
 	if aerr != nil {
 		return out, aerr
@@ -154,24 +149,6 @@ func (l *ladderRun) rateNote() string {
 	return s + ": the rungs near that capacity queue, and their figures include waiting, which grows steeply towards capacity."
 }
 
-// write writes report.html (with the waterfall), then the run directory
-// as every run has it (timeline.json, summary.md with the Latency Breakdown,
-// run.json), and indexes the run.
-func (l *ladderRun) write() error {
-	run := l.run
-	var page bytes.Buffer
-	hists, err := store.ReadHistograms(l.s.Dir, run)
-	if err == nil {
-		err = report.RunHTML(&page, run, l.s.Timeline, analyze.Histograms(run, hists)...)
-	}
-	if err != nil {
-		return fmt.Errorf("rendering report: %w", err)
-	}
-	if err := store.WriteFile(filepath.Join(l.s.Dir, ReportFile), page.Bytes()); err != nil {
-		return err
-	}
-	return l.s.Write()
-}
-
-// ReportFile is the HTML report a ladder run directory holds.
+// ReportFile is the HTML report a ladder run directory holds (the
+// CLI's HTML sink writes it).
 const ReportFile = "report.html"

@@ -100,6 +100,10 @@ type Options struct {
 	Lab *results.Lab
 	// Executor runs the load. Default runner.NewLocal(): this process.
 	Executor runner.Executor
+	// Sinks take the finished ladder once its run.json is written (the
+	// CLI's: summary.md, ReportFile, the history index, publishing).
+	// Default none.
+	Sinks []runner.Sink
 }
 
 // complete fills the ladder's defaults and the plan's (once), checks
@@ -225,5 +229,5 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 	if err := l.prepare(ctx); err != nil {
 		return nil, err
 	}
-	return l.finish(l.measure(ctx))
+	return l.finish(ctx, l.measure(ctx))
 }

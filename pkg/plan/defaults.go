@@ -66,6 +66,15 @@ func DefaultTargetName(rawURL string) string {
 	return ""
 }
 
+// Ready is the one settings step before a plan runs: its defaults
+// (Complete), then every check (Validate). Every driver (run, capacity,
+// the ladder, pods) calls it, so that the packages below receive a plan
+// that is complete and valid.
+func (p *Plan) Ready() error {
+	p.Complete()
+	return p.Validate()
+}
+
 // effective is the plan as it will run: p itself once completed, else a
 // completed copy, so that Validate may run before Complete.
 func (p *Plan) effective() *Plan {
@@ -109,6 +118,7 @@ func (p *Plan) ValidateSettings() error {
 	v.client()
 	v.slo()
 	v.execution()
+	v.publish()
 	if len(v.errs) > 0 {
 		return v.errs
 	}

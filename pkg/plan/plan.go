@@ -273,25 +273,3 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 	*d = Duration(v)
 	return nil
 }
-
-// Publish is where a run is published: the scenario's publish: block,
-// which pkg/publish's Config reads. It holds no secret: the password comes
-// from a file or $AUTHBENCH_OPENSEARCH_PASSWORD, a token from a source.
-type Publish struct {
-	// URL of the server, http(s)://host:port. Default
-	// $AUTHBENCH_OPENSEARCH_URL.
-	URL string `json:"url,omitempty"`
-	// Index is written to. Default $AUTHBENCH_OPENSEARCH_INDEX, else
-	// "authbench-runs".
-	Index string `json:"index,omitempty"`
-	// User authenticates with the password of PasswordFile, else of
-	// $AUTHBENCH_OPENSEARCH_PASSWORD. Default $AUTHBENCH_OPENSEARCH_USER.
-	User         string `json:"user,omitempty"`
-	PasswordFile string `json:"password_file,omitempty"`
-	// Token is a bearer token source, instead of User. Default none.
-	Token *auth.Spec `json:"token,omitempty"`
-	// CACert is a PEM file of CAs to trust. Default: the system's.
-	CACert string `json:"cacert,omitempty"`
-	// Timeout bounds each request. Default 30s.
-	Timeout Duration `json:"timeout,omitempty"`
-}

@@ -14,12 +14,12 @@ import (
 )
 
 // ReadCapacitySearches reads a capacity run's searches.
-func ReadCapacitySearches(runDir string) ([]analyze.CapacitySearch, error) {
-	b, err := os.ReadFile(filepath.Join(store.Dir(runDir), analyze.CapacityFile))
+func ReadCapacitySearches(runDir string) ([]results.CapacitySearch, error) {
+	b, err := os.ReadFile(filepath.Join(store.Dir(runDir), results.CapacityFile))
 	if err != nil {
 		return nil, fmt.Errorf("reading capacity search: %w", err)
 	}
-	var out []analyze.CapacitySearch
+	var out []results.CapacitySearch
 	if err := json.Unmarshal(b, &out); err != nil {
 		return nil, fmt.Errorf("reading capacity search of %s: %w", runDir, err)
 	}
@@ -37,7 +37,7 @@ func localCapacityPoint(p analyze.HistoryPoint, run *results.Run, runsDir string
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return p, err // fs.ErrNotExist: interrupted before the file was written
 	}
-	var s analyze.CapacitySearch
+	var s results.CapacitySearch
 	for _, x := range searches {
 		if x.Target == p.Row.Target {
 			s = x

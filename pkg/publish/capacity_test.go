@@ -36,7 +36,7 @@ func capacityFixture(t *testing.T, runs string, start time.Time) string {
 		r := fixtureResult(t, dir, "api", i+1, start, st.ms, rng)
 		r.Model, r.TargetRPS = plan.Open, st.rate
 		run.Results = append(run.Results, r)
-		search.Steps = append(search.Steps, capacity.Step{N: i + 1, Pass: st.pass, Point: capacity.Point{Offered: st.rate}})
+		search.Steps = append(search.Steps, capacity.Step{N: i + 1, Pass: st.pass, CapacityPoint: capacity.Point{Offered: st.rate}})
 	}
 	must(t, store.WriteJSON(filepath.Join(dir, capacity.File), []*capacity.Result{search}))
 	must(t, store.Write(dir, run))

@@ -3,14 +3,12 @@ package publish
 import (
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/authbench/authbench/pkg/auth"
 	"github.com/authbench/authbench/pkg/plan"
-	"github.com/authbench/authbench/pkg/redact"
 )
 
 // DefaultIndex is Config.Index's default.
@@ -76,19 +74,21 @@ func (c Config) index() string {
 	return c.Index
 }
 
-// Validate reports the first impossible value, naming the field.
+// Validate reports the first impossible value, naming the setting: the
+// plan's publish rules (plan.Publish.Problems) worded for the flags, and
+// the token source's own.
 func (c Config) Validate() error {
-	if err := CheckURL(c.URL); err != nil {
-		return fmt.Errorf("opensearch url %w", err)
+	if c.URL == "" {
+		return errors.New("opensearch url \"\": want http(s)://host:port")
 	}
-	if err := CheckIndex(c.index()); err != nil {
-		return fmt.Errorf("opensearch index %w", err)
-	}
-	if c.User != "" && c.Token != nil {
-		return errors.New("opensearch: give a user or a token, not both")
-	}
-	if c.PasswordFile != "" && c.User == "" {
-		return errors.New("opensearch password file given without --opensearch-user")
+	pp := c.plan()
+	pp.Index = c.index()
+	if ps := pp.Problems(plan.FlagPublishWords); len(ps) > 0 {
+		sep := ": "
+		if strings.HasPrefix(ps[0].Msg, `"`) {
+			sep = " " // opensearch url "…": want …
+		}
+		return fmt.Errorf("opensearch %s%s%s", ps[0].Key, sep, ps[0].Msg)
 	}
 	if c.Token != nil {
 		if err := c.Token.Validate(); err != nil {
@@ -96,6 +96,12 @@ func (c Config) Validate() error {
 		}
 	}
 	return nil
+}
+
+// plan is the config as a plan's publish block, for its rules.
+func (c Config) plan() *plan.Publish {
+	return &plan.Publish{URL: c.URL, Index: c.Index, User: c.User, PasswordFile: c.PasswordFile,
+		Token: c.Token, CACert: c.CACert, Timeout: plan.Duration(c.Timeout)}
 }
 
 // password reads the password file, else the variable.
@@ -110,22 +116,6 @@ func (c Config) password() (string, error) {
 	return strings.TrimRight(string(b), "\r\n"), nil
 }
 
-// CheckURL says why raw cannot be a server's URL, or nil: it must be
-// http(s)://host:port[/path], with no credentials and no query (which
-// could carry one into messages and run.json).
-func CheckURL(raw string) error {
-	u, err := url.Parse(raw)
-	switch {
-	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
-		return fmt.Errorf("%q: want http(s)://host:port", redact.URL(raw))
-	case u.User != nil:
-		return errors.New("put no credentials in the URL; use --opensearch-user with a password file or " + EnvPassword)
-	case u.RawQuery != "" || u.Fragment != "":
-		return fmt.Errorf("%q: want no query or fragment: give credentials with --opensearch-user or a token source", redact.URL(raw))
-	}
-	return nil
-}
-
 // FromPlan is the config of a plan's publish block (nil: none), to be
 // completed from the environment by WithEnv.
 func FromPlan(p *plan.Publish) Config {
@@ -134,12 +124,4 @@ func FromPlan(p *plan.Publish) Config {
 	}
 	return Config{URL: p.URL, Index: p.Index, User: p.User, PasswordFile: p.PasswordFile,
 		Token: p.Token, CACert: p.CACert, Timeout: p.Timeout.D()}
-}
-
-// CheckIndex says why name cannot be an index name, or nil.
-func CheckIndex(name string) error {
-	if strings.ContainsAny(name, `\/*?"<>| ,#:`) || name != strings.ToLower(name) {
-		return fmt.Errorf("%q: lowercase, without \\ / * ? \" < > | , # : or spaces", name)
-	}
-	return nil
 }

@@ -165,7 +165,7 @@ func Documents(runDir string) ([]Document, error) {
 
 // capacitySearches reads a capacity run's searches by target (nil for
 // other runs; empty when the search was interrupted before writing them).
-func capacitySearches(run *results.Run, runDir string) (map[string]analyze.CapacitySearch, error) {
+func capacitySearches(run *results.Run, runDir string) (map[string]results.CapacitySearch, error) {
 	if run.Kind != results.KindCapacity {
 		return nil, nil
 	}
@@ -173,14 +173,14 @@ func capacitySearches(run *results.Run, runDir string) (map[string]analyze.Capac
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("publishing %s: %w", runDir, err)
 	}
-	out := map[string]analyze.CapacitySearch{}
+	out := map[string]results.CapacitySearch{}
 	for _, s := range ss {
 		out[s.Target] = s
 	}
 	return out, nil
 }
 
-func capacityStep(run *results.Run, searches map[string]analyze.CapacitySearch, r results.Result) *CapacityStep {
+func capacityStep(run *results.Run, searches map[string]results.CapacitySearch, r results.Result) *CapacityStep {
 	if run.Kind != results.KindCapacity {
 		return nil
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/authbench/authbench/pkg/publish"
 	"github.com/authbench/authbench/pkg/results"
 	"github.com/authbench/authbench/pkg/runner"
+	"github.com/authbench/authbench/pkg/sinks"
 )
 
 func init() { publish.EndOfRunCheck = checkEndOfRun }
@@ -36,19 +37,19 @@ func checkEndOfRun(t *testing.T, url string) {
 	t.Setenv(publish.EnvURL, "")
 	p := newPlan("by-block")
 	p.Publish = &plan.Publish{URL: url, Index: index}
-	byBlock, err := runner.Run(ctx, runner.Options{Plan: p, Out: out, Log: &log})
+	byBlock, err := runner.Run(ctx, runner.Options{Plan: p, Out: out, Log: &log, Sinks: sinks.Standard(out, &log)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv(publish.EnvURL, url)
 	t.Setenv(publish.EnvIndex, index)
-	byEnv, err := runner.Run(ctx, runner.Options{Plan: newPlan("by-env"), Out: out, Log: &log})
+	byEnv, err := runner.Run(ctx, runner.Options{Plan: newPlan("by-env"), Out: out, Log: &log, Sinks: sinks.Standard(out, &log)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	cp := newPlan("by-capacity")
 	cp.SLO = &plan.SLO{P99: plan.Duration(time.Second)}
-	capOut, err := runner.Capacity(ctx, runner.CapacityOptions{Options: runner.Options{Plan: cp, Out: out, Log: &log},
+	capOut, err := runner.Capacity(ctx, runner.CapacityOptions{Options: runner.Options{Plan: cp, Out: out, Log: &log, Sinks: sinks.Standard(out, &log)},
 		Search: capacity.Options{Min: 20, Max: 40, Repeats: 1, Budget: 10 * time.Second}, Step: 300 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -84,7 +85,7 @@ func checkEndOfRun(t *testing.T, url string) {
 	}
 	t.Setenv(publish.EnvURL, "http://127.0.0.1:1")
 	log.Reset()
-	down, err := runner.Run(ctx, runner.Options{Plan: newPlan("server-down"), Out: out, Log: &log})
+	down, err := runner.Run(ctx, runner.Options{Plan: newPlan("server-down"), Out: out, Log: &log, Sinks: sinks.Standard(out, &log)})
 	if err != nil || down.Dir == "" || !strings.Contains(log.String(), "warning: publishing the run") {
 		t.Errorf("server down: %v, dir %q, log %s", err, down.Dir, log.String())
 	}

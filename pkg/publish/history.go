@@ -115,7 +115,7 @@ func Rows(pts []analyze.HistoryPoint) []store.HistoryRow {
 // it from a local run: the capacity found, and the passing steps at it.
 func capacityPoint(docs []Document) analyze.HistoryPoint {
 	c := docs[0].Capacity
-	s := analyze.CapacitySearch{Target: docs[0].Target, SLO: c.SLO, Capacity: c.CapacityRPS, FirstFail: c.FirstFailRPS, Sustained: c.SustainedRPS}
+	s := results.CapacitySearch{Target: docs[0].Target, SLO: c.SLO, Capacity: c.CapacityRPS, FirstFail: c.FirstFailRPS, Sustained: c.SustainedRPS}
 	var at []Document
 	var rs []results.Result
 	for _, d := range docs {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/authbench/authbench/pkg/analyze"
 	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/results"
 )
@@ -16,13 +17,14 @@ import (
 // summaries performance teams write by hand: configuration, architecture,
 // per-iteration latency, key metrics, stability, errors, resources,
 // findings, files and environment. A run with several targets gets one set
-// of sections per target. Nothing secret is written: headers appear only
+// of sections per target. an is analyze.Summarize(run): the report words
+// what analysis found, it does not analyse. Nothing secret is written: headers appear only
 // redacted and any token the in-memory run still holds is scrubbed.
-func Summary(w io.Writer, run *results.Run) error {
+func Summary(w io.Writer, run *results.Run, an *analyze.RunSummary) error {
 	if run == nil {
 		return errors.New("writing summary: no run")
 	}
-	s := &summaryWriter{run: run, targets: groupTargets(run)}
+	s := &summaryWriter{run: run, an: an, targets: groupTargets(run)}
 	s.document()
 	out := blankLines.ReplaceAllString(s.b.String(), "\n\n")
 	out = strings.TrimLeft(out, "\n")
@@ -39,6 +41,7 @@ var blankLines = regexp.MustCompile(`\n{3,}`)
 type summaryWriter struct {
 	b       strings.Builder
 	run     *results.Run
+	an      *analyze.RunSummary // what analyze.Summarize found
 	targets []targetRun
 	// off shifts heading levels down by one inside a per-target section.
 	off int

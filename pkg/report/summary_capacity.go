@@ -74,21 +74,20 @@ func (s *summaryWriter) capacitySteps(t targetRun) {
 		l := r.Latency
 		s.printf("| %d | %s | %s | %s | %s | %s | %s | %s |\n", r.Iteration, fmtRPS(r.TargetRPS),
 			lat(l, l.P50), lat(l, l.P95), lat(l, l.P99), fmtRPS(r.ThroughputRPS),
-			successCell(r.Successes, r.Requests), s.stepVerdict(r))
+			successCell(r.Successes, r.Requests), stepVerdict(s.an.Step(r.Target, r.Iteration)))
 	}
 	s.printf("\nThese are the steps of a capacity search, each at its own offered rate: points of a curve, not " +
 		"iterations of one load, so no mean or stability is taken across them. The capacity found is under " +
 		"Recommendations; capacity.json holds the search and report.html draws the curve.\n\n")
 }
 
-// stepVerdict is the SLO's verdict on one step.
-func (s *summaryWriter) stepVerdict(r results.Result) string {
-	checks := analyze.EvaluateSLO(&s.run.Plan, []results.Result{r})
-	switch {
-	case len(checks) == 0:
-		return "—"
-	case analyze.SLOFailed(checks):
+// stepVerdict words the SLO's verdict on one step.
+func stepVerdict(v analyze.SLOVerdict) string {
+	switch v {
+	case analyze.SLOMet:
+		return "✅ met"
+	case analyze.SLOMissed:
 		return "❌ missed"
 	}
-	return "✅ met"
+	return "—"
 }

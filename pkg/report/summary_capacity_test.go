@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/authbench/authbench/pkg/analyze"
 	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/results"
 )
@@ -47,7 +48,7 @@ func TestSummaryOfCapacityRun(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var b strings.Builder
-			if err := Summary(&b, tt.run); err != nil {
+			if err := Summary(&b, tt.run, analyze.Summarize(tt.run)); err != nil {
 				t.Fatal(err)
 			}
 			for _, w := range tt.want {

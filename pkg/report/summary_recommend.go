@@ -2,7 +2,6 @@ package report
 
 import (
 	"github.com/authbench/authbench/pkg/analyze"
-	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/results"
 )
 
@@ -11,18 +10,13 @@ import (
 // run.json's capacity plan.
 func (s *summaryWriter) recommendations(t targetRun) {
 	capPlan := s.capacityFor(t.name)
-	ok := successful(t.results)
-	if s.isCapacity() {
-		// The SLO was the search's input, and its steps past capacity
-		// would make the worst iteration the target.
-		ok = nil
-	}
-	if len(ok) == 0 && capPlan == nil {
+	sla, ok := s.an.TargetSLA(t.name)
+	if !ok && capPlan == nil {
 		return
 	}
 	s.heading(2, "Recommendations")
-	if len(ok) > 0 {
-		s.slaTargets(ok)
+	if ok {
+		s.slaTargets(sla)
 	}
 	if capPlan != nil {
 		s.capacity(capPlan)
@@ -30,14 +24,13 @@ func (s *summaryWriter) recommendations(t targetRun) {
 }
 
 // slaTargets words analyze's suggested objectives.
-func (s *summaryWriter) slaTargets(rs []results.Result) {
-	sla := analyze.SuggestSLA(rs)
+func (s *summaryWriter) slaTargets(sla analyze.TargetSLA) {
 	s.heading(3, "SLA Targets")
 	s.printf("Suggested from the worst iteration with a %.1f× margin:\n\n", sla.Margin)
 	for i, name := range []string{"P50", "P95", "P99"} {
 		s.item(name+" target", "< %s (worst iteration %s)", fmtLatency(sla.Target[i]), fmtLatency(sla.Worst[i]))
 	}
-	if rs[0].Model == plan.Closed {
+	if sla.Closed {
 		s.printf("\n_These come from a closed loop: at saturation its latency is queueing set by the concurrency, " +
 			"not what users see below capacity. Confirm SLA targets with an open-loop run at the expected rate (`-q`)._\n")
 	}
@@ -84,17 +77,6 @@ func (s *summaryWriter) capacityFor(target string) *results.Capacity {
 		}
 	}
 	return nil
-}
-
-// successful keeps the iterations that measured a latency.
-func successful(rs []results.Result) []results.Result {
-	var out []results.Result
-	for _, r := range rs {
-		if r.Requests > 0 && r.Latency.P50 > 0 {
-			out = append(out, r)
-		}
-	}
-	return out
 }
 
 // niceCeil is analyze.NiceCeil.

@@ -8,13 +8,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/authbench/authbench/pkg/analyze"
 	"github.com/authbench/authbench/pkg/results"
 )
 
 func renderSummary(t *testing.T, run *results.Run) string {
 	t.Helper()
 	var b bytes.Buffer
-	if err := Summary(&b, run); err != nil {
+	if err := Summary(&b, run, analyze.Summarize(run)); err != nil {
 		t.Fatalf("Summary: %v", err)
 	}
 	return b.String()
@@ -39,7 +40,7 @@ func TestNoSecretInOutput(t *testing.T) {
 	renderers := map[string]func(*results.Run) (string, error){
 		"summary": func(r *results.Run) (string, error) {
 			var b strings.Builder
-			err := Summary(&b, r)
+			err := Summary(&b, r, analyze.Summarize(r))
 			return b.String(), err
 		},
 		"text": func(r *results.Run) (string, error) {
@@ -219,8 +220,8 @@ func TestRenderErrors(t *testing.T) {
 		render func() error
 		want   string
 	}{
-		{"summary nil run", func() error { return Summary(&bytes.Buffer{}, nil) }, "no run"},
-		{"summary write", func() error { return Summary(brokenWriter{}, fxClosedRun()) }, "writing summary: disk full"},
+		{"summary nil run", func() error { return Summary(&bytes.Buffer{}, nil, nil) }, "no run"},
+		{"summary write", func() error { return Summary(brokenWriter{}, fxClosedRun(), nil) }, "writing summary: disk full"},
 		{"text nil run", func() error { return Text(&bytes.Buffer{}, nil) }, "no run"},
 		{"text write", func() error { return Text(brokenWriter{}, fxClosedRun()) }, "writing text report: disk full"},
 		{"result nil", func() error { return TextResult(&bytes.Buffer{}, nil) }, "no result"},

@@ -41,30 +41,22 @@ type CapacityOutcome struct {
 // found. Interrupted, it keeps what it measured and returns
 // ErrInterrupted.
 func Capacity(ctx context.Context, o CapacityOptions) (*CapacityOutcome, error) {
-	if o.Out == "" {
-		o.Out = "runs"
-	}
 	p, err := capacityPlan(&o)
 	if err != nil {
 		return nil, err
 	}
-	c := Common{Out: o.Out, CommandLine: o.CommandLine, Version: o.Version, Log: o.Log,
-		Monitor: o.Monitor, Reviews: o.Reviews, Lab: o.Lab, Executor: o.Executor}
-	s, err := NewSession(ctx, c, p.Name, p.Client, p.Targets)
+	s, err := open(ctx, o.Options, p)
 	if err != nil {
 		return nil, err
 	}
 	defer s.Close()
-	s.Run.Plan, s.Run.Kind, s.Run.UnobservedLab = *p, results.KindCapacity, o.Unobserved
-	if err := s.CreateDir(); err != nil {
-		return nil, err
-	}
+	s.Run.Kind = results.KindCapacity
 	searches, serr := search(ctx, s, p, o)
 	interrupted := ctx.Err() != nil
 	if serr != nil && !interrupted {
 		fmt.Fprintf(s.Log(), "error: %v\n", serr)
 	}
-	out, werr := finishCapacity(s, p, searches, interrupted)
+	out, werr := finishCapacity(ctx, s, p, searches, interrupted)
 	switch {
 	case werr != nil:
 		return out, werr
@@ -92,8 +84,7 @@ func capacityPlan(o *CapacityOptions) (*plan.Plan, error) {
 	if o.Search.SLO == (plan.SLO{}) && p.SLO != nil {
 		o.Search.SLO = *p.SLO
 	}
-	p.Complete()
-	if err := p.Validate(); err != nil {
+	if err := p.Ready(); err != nil {
 		return nil, err
 	}
 	return p, o.Search.Complete()
@@ -149,8 +140,8 @@ func stepper(s *Session, p *plan.Plan, i int, step time.Duration) capacity.Measu
 
 // finishCapacity closes the record, diagnoses the passing steps at each
 // capacity found (the load the findings and sizing then describe), and
-// writes the directory with capacity.File.
-func finishCapacity(s *Session, p *plan.Plan, searches []*capacity.Result, interrupted bool) (*CapacityOutcome, error) {
+// records the directory with capacity.File.
+func finishCapacity(ctx context.Context, s *Session, p *plan.Plan, searches []*capacity.Result, interrupted bool) (*CapacityOutcome, error) {
 	s.Finish(interrupted)
 	at := *s.Run
 	at.Results = atCapacity(s.Run.Results, searches)
@@ -160,13 +151,21 @@ func finishCapacity(s *Session, p *plan.Plan, searches []*capacity.Result, inter
 	co.UnderSLO = underSLO(searches)
 	s.Run.Capacity = analyze.PlanCapacity(&at, co)
 	out := &CapacityOutcome{Outcome: *s.Outcome(), Searches: searches}
-	if s.Dir == "" {
-		return out, nil
-	}
-	if err := store.WriteJSON(filepath.Join(s.Dir, capacity.File), searches); err != nil {
-		return out, err
-	}
-	return out, s.Write()
+	// The searches are part of the result: written right after run.json,
+	// before any sink reads them.
+	s.c.Sinks = append([]Sink{searchFile(searches)}, s.c.Sinks...)
+	return out, s.Write(ctx)
+}
+
+// searchFile writes capacity.File: a capacity run's searches.
+type searchFile []*capacity.Result
+
+// File is capacity.File.
+func (searchFile) File() string { return capacity.File }
+
+// Write writes the searches.
+func (f searchFile) Write(_ context.Context, o *Outcome) error {
+	return store.WriteJSON(filepath.Join(o.Dir, capacity.File), []*capacity.Result(f))
 }
 
 // underSLO is each target's served rate at its capacity under the SLO,

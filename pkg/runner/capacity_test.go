@@ -13,7 +13,7 @@ import (
 // describe the passing steps at the capacity found, target by target.
 func TestAtCapacity(t *testing.T) {
 	step := func(n int, rate float64, pass bool) capacity.Step {
-		return capacity.Step{N: n, Point: capacity.Point{Offered: rate}, Pass: pass}
+		return capacity.Step{N: n, CapacityPoint: capacity.Point{Offered: rate}, Pass: pass}
 	}
 	searches := []*capacity.Result{
 		{Target: "a", Capacity: 400, Steps: []capacity.Step{step(1, 200, true), step(2, 400, true),

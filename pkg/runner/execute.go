@@ -3,7 +3,6 @@ package runner
 import (
 	"context"
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/authbench/authbench/pkg/load"
@@ -14,7 +13,7 @@ import (
 type execution struct {
 	s        *Session
 	plan     *plan.Plan
-	progress io.Writer
+	progress ProgressView
 }
 
 // execute runs probes, warm-up and iterations. It reports whether the run

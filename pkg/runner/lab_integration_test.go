@@ -24,6 +24,7 @@ import (
 	"github.com/authbench/authbench/pkg/lab"
 	"github.com/authbench/authbench/pkg/lab/install"
 	"github.com/authbench/authbench/pkg/lab/platform/processes"
+	"github.com/authbench/authbench/pkg/lab/sampling"
 	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/results"
 	"github.com/authbench/authbench/pkg/runner"
@@ -152,11 +153,11 @@ func runLab(t *testing.T, p *plan.Plan) (*results.Run, string) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel() // stops the token source's refresher
-	comps, rec, err := runner.LabComponents(context.Background(), labDir, p, true, processes.Platform{})
+	comps, rec, err := sampling.LabComponents(context.Background(), labDir, p, true, processes.Platform{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	mon, err := runner.NewMonitor(ctx, p, comps)
+	mon, err := sampling.NewMonitor(ctx, p, comps)
 	if err != nil {
 		t.Fatal(err)
 	}

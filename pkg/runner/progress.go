@@ -1,19 +1,27 @@
 package runner
 
 import (
-	"fmt"
 	"sync"
 	"time"
 
 	"github.com/authbench/authbench/pkg/load"
-	"github.com/authbench/authbench/pkg/report"
 )
 
-// showProgress redraws a progress line until the returned stop is called.
-// It reads the engine's atomic counters, so it costs the hot path nothing.
+// ProgressView shows a recorded phase's progress while it runs (the CLI:
+// a line redrawn on a terminal).
+type ProgressView interface {
+	// Show shows the phase's state; it is called every 250 ms.
+	Show(load.ProgressState)
+	// Clear removes what Show showed, once the phase is over.
+	Clear()
+}
+
+// showProgress shows the phase's progress until the returned stop is
+// called. It reads the engine's atomic counters, so it costs the hot path
+// nothing.
 func (e *execution) showProgress(name string, it int, p *load.Progress) (stop func()) {
-	w := e.progress
-	if w == nil {
+	v := e.progress
+	if v == nil {
 		return func() {}
 	}
 	total := e.plan.Load.Requests
@@ -31,14 +39,14 @@ func (e *execution) showProgress(name string, it int, p *load.Progress) (stop fu
 		for {
 			select {
 			case <-done:
-				fmt.Fprint(w, "\r\033[K")
+				v.Clear()
 				return
 			case <-tick.C:
-				fmt.Fprint(w, "\r\033[K"+report.Progress(report.ProgressState{
+				v.Show(load.ProgressState{
 					Target: name, Iteration: it, Iterations: e.plan.Load.Iterations,
 					Done: p.Done.Load(), Total: total, Errors: p.Errors.Load(),
 					Elapsed: time.Since(start), Duration: e.plan.Load.Duration.D(),
-				}))
+				})
 			}
 		}
 	}()

@@ -40,6 +40,10 @@ type Common struct {
 	Lab *results.Lab
 	// Executor runs the load. Default NewLocal(): this process.
 	Executor Executor
+	// Sinks take the finished run after its run.json (Record). Default
+	// none: the run directory holds run.json, timeline.json and the
+	// histogram logs.
+	Sinks []Sink
 }
 
 // Session is one measured run in progress: its record, timeline,
@@ -227,17 +231,13 @@ func (s *Session) Finish(interrupted bool) {
 	}
 }
 
-// Write writes the run directory (nothing without one), then publishes
-// it when the plan or the environment names a server.
-func (s *Session) Write() error {
+// Write records the run directory, run.json first, and hands it to the
+// session's sinks (Record); nothing without a directory.
+func (s *Session) Write(ctx context.Context) error {
 	if s.Dir == "" {
 		return nil
 	}
-	if err := WriteRun(s.Dir, s.c.Out, s.Run, s.Timeline, s.c.Log); err != nil {
-		return err
-	}
-	s.publish()
-	return nil
+	return Record(ctx, s.Outcome(), s.c.Sinks)
 }
 
 // Outcome is what the session produced.

@@ -114,7 +114,7 @@ func (b *builder) plan(f *fileSpec) *plan.Plan {
 	p.Prometheus = b.prometheus(f.Prometheus)
 	p.Capacity = b.capacity(f.Capacity)
 	p.Execution = b.execution(p, f.Execution)
-	p.Publish = b.publish(f.Publish)
+	p.Publish = b.publish(p, f.Publish)
 	if f.SampleInterval != nil {
 		p.SampleInterval = plan.Duration(*f.SampleInterval)
 		b.give(p, f, "", "sample_interval")

@@ -1,43 +1,35 @@
 package scenario
 
 import (
-	"net/url"
-
 	"github.com/authbench/authbench/pkg/plan"
-	"github.com/authbench/authbench/pkg/publish"
-	"github.com/authbench/authbench/pkg/redact"
 )
 
-// publish checks the publish block; what it leaves out comes from the
+// publish reads the publish block: what only a file has (its files'
+// existence, a timeout given as zero) is checked here, its values by the
+// plan layer's rules (plan.Publish.Problems), which settingErrors places
+// at the lines recorded here. What it leaves out comes from the
 // AUTHBENCH_OPENSEARCH_* variables when the run ends.
-func (b *builder) publish(s *publishSpec) *plan.Publish {
+func (b *builder) publish(p *plan.Plan, s *publishSpec) *plan.Publish {
 	if s == nil {
 		return nil
 	}
 	const path = "publish"
 	out := &plan.Publish{URL: s.URL, Index: s.Index, User: s.User}
-	if s.URL != "" {
-		b.url(s, path, "url", s.URL)
-		if u, err := url.Parse(s.URL); err == nil && u.User != nil && !hasPassword(u) {
-			b.errAt(s, path, "url", "%q names a user: put no credentials in the URL; use user: and password_file:", u.Redacted())
-		} else if err == nil && (u.RawQuery != "" || u.Fragment != "") {
-			b.errAt(s, path, "url", "%q: want no query or fragment: give credentials with user: or token:", redact.URL(s.URL))
+	for key, set := range map[string]bool{"url": s.URL != "", "index": s.Index != "",
+		"password_file": s.PasswordFile != "", "token": s.Token != nil} {
+		if set {
+			b.give(p, s, path, key)
 		}
 	}
-	if s.Index != "" {
-		if err := publish.CheckIndex(s.Index); err != nil {
-			b.errAt(s, path, "index", "%v", err)
+	if s.URL != "" {
+		n := b.nerr
+		if b.url(s, path, "url", s.URL); b.nerr > n {
+			b.failed[join(path, "url")] = true // refused already: not again by the plan layer
 		}
 	}
 	out.PasswordFile = b.file(s, path, "password_file", s.PasswordFile)
 	out.CACert = b.file(s, path, "cacert", s.CACert)
-	if s.PasswordFile != "" && s.User == "" {
-		b.errAt(s, path, "password_file", "a password file needs a user: add user:")
-	}
 	if s.Token != nil {
-		if s.User != "" {
-			b.errAt(s, path, "token", "give user or token, not both")
-		}
 		out.Token = b.token(s.Token, join(path, "token"))
 	}
 	if s.Timeout != nil {

@@ -19,6 +19,10 @@ import (
 	"github.com/authbench/authbench/pkg/results"
 )
 
+// DefaultRunsDir is the runs directory a run directory is created in
+// when none is given (--out).
+const DefaultRunsDir = "runs"
+
 // DirTimeFormat is the UTC time prefix of run directory names. It sorts
 // lexically in time order and contains no characters awkward in shells.
 const DirTimeFormat = "20060102T150405Z"

@@ -18,29 +18,13 @@ import (
 
 // Options configure an Executor.
 type Options struct {
-	// Pods is the number of load generator pods. Required, >= 1.
-	Pods int
-	// Kubeconfig is the kubeconfig file. Default $KUBECONFIG, then
-	// ~/.kube/config, as kubectl.
-	Kubeconfig string
-	// Context is the kubeconfig context. Default: its current context.
-	Context string
-	// Namespace the Job runs in. Default "default".
-	Namespace string
-	// Image is authbench's image reference. Required.
-	Image string
+	// Execution is the plan's execution block, validated by the plan
+	// (plan.Validate): the pods, kubeconfig, context, namespace (default
+	// "default"), image (required here), resources, node selector and
+	// spread. HostNetwork nil is false: the pods get their own network.
+	plan.Execution
 	// PullPolicy is the container's imagePullPolicy. Default IfNotPresent.
 	PullPolicy string
-	// HostNetwork runs the pods in the node's network namespace (the
-	// lab's rule: traffic only on 127.0.0.1). Default false.
-	HostNetwork bool
-	// CPURequest, CPULimit, MemoryRequest, MemoryLimit are each pod's
-	// resources (Kubernetes quantities). Default none.
-	CPURequest, CPULimit, MemoryRequest, MemoryLimit string
-	// NodeSelector restricts the nodes the pods run on. Default none.
-	NodeSelector map[string]string
-	// Spread prefers one pod per node (pod anti-affinity). Default false.
-	Spread bool
 	// ReadyTimeout bounds the wait for every pod to be ready; pods not
 	// ready by then are left out and the run is partial. Default 3m.
 	ReadyTimeout time.Duration
@@ -102,9 +86,13 @@ func New(o Options) (*Executor, error) {
 	rand.Read(id)
 	e := &Executor{o: o, api: api, id: hex.EncodeToString(id), events: make(chan event, 4096), stop: func() {}}
 	e.name = "authbench-" + e.id
-	e.server = podServer(api.Server, o.HostNetwork)
+	e.server = podServer(api.Server, o.hostNetwork())
 	return e, nil
 }
+
+// hostNetwork runs the pods in the node's network namespace (the lab's
+// rule: traffic only on 127.0.0.1).
+func (o Options) hostNetwork() bool { return o.HostNetwork != nil && *o.HostNetwork }
 
 // podServer is the API URL for the pods: a loopback server (the lab) is
 // reached as it is from hostNetwork pods; otherwise the in-cluster

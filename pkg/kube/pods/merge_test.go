@@ -48,7 +48,7 @@ func TestMergeIsExact(t *testing.T) {
 		fakePod(start.Add(3*time.Millisecond), 3, 1000, 120, union),
 		fakePod(start.Add(time.Millisecond), 3, 500, 5000, union),
 	}
-	e := &Executor{o: Options{Pods: 3, Log: io.Discard}, pods: []*podState{{ready: true}, {ready: true}, {ready: true}}, events: make(chan event)}
+	e := &Executor{o: Options{Execution: plan.Execution{Pods: 3}, Log: io.Discard}, pods: []*podState{{ready: true}, {ready: true}, {ready: true}}, events: make(chan event)}
 	p := Phase{Start: start, Shares: make([]Share, 3)}
 	var hlog bytes.Buffer
 	m, err := e.merge(p, runner.Phase{Spec: load.Spec{Model: plan.Closed}, HistogramLog: &hlog}, got, false)
@@ -88,7 +88,7 @@ func TestMergeKeepsHealthyPodsOfAPartialPhase(t *testing.T) {
 	healthy := fakePod(start, 2, 100, 100, union)
 	dead := fakePod(start, 1, 40, 100, load.NewHistogram())
 	dead.end = nil
-	e := &Executor{o: Options{Pods: 2, Log: io.Discard}, pods: []*podState{{ready: true}, {ready: true, gone: true, reason: "OOMKilled"}}}
+	e := &Executor{o: Options{Execution: plan.Execution{Pods: 2}, Log: io.Discard}, pods: []*podState{{ready: true}, {ready: true, gone: true, reason: "OOMKilled"}}}
 	m, _ := e.merge(Phase{Start: start, Shares: make([]Share, 2)}, runner.Phase{}, []*podPhase{healthy, dead}, false)
 	pe := m.Result.Pods
 	if !m.Partial || m.Result.Requests != 200 || pe.Coverage.Pods != 1 || pe.Coverage.Seconds != 1 {

@@ -36,12 +36,12 @@ func (e *Executor) jobObject() obj {
 		"resources":    e.resources(),
 	}
 	spec := obj{
-		"restartPolicy": "Never", "serviceAccountName": e.name, "hostNetwork": e.o.HostNetwork,
+		"restartPolicy": "Never", "serviceAccountName": e.name, "hostNetwork": e.o.hostNetwork(),
 		"automountServiceAccountToken": true, "terminationGracePeriodSeconds": 2,
 		"containers": []obj{container},
 		"volumes":    []obj{{"name": "run", "secret": obj{"secretName": e.name, "defaultMode": 0o440}}},
 	}
-	if e.o.HostNetwork {
+	if e.o.hostNetwork() {
 		spec["dnsPolicy"] = "ClusterFirstWithHostNet"
 	}
 	if len(e.o.NodeSelector) > 0 {

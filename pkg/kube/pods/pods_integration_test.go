@@ -132,15 +132,16 @@ func (e *env) plan(name string, l plan.Load) *plan.Plan {
 }
 
 func (e *env) executor(t *testing.T, log *syncBuf) *pods.Executor {
-	x, err := pods.New(pods.Options{Pods: 3, Kubeconfig: e.c.Kubeconfig(), Image: e.ref, PullPolicy: "Never",
-		HostNetwork: true, Log: log,
+	hostNetwork := true
+	x, err := pods.New(pods.Options{PullPolicy: "Never", Log: log, Execution: plan.Execution{
+		Pods: 3, Kubeconfig: e.c.Kubeconfig(), Image: e.ref, HostNetwork: &hostNetwork,
 		// A BestEffort pod's CPU weight is 2 of a process's 1024: on a busy
 		// node it would queue behind everything. Three pods of 300m weigh
 		// about as much as the one process they are compared with. The
 		// limit (two cores: Go keeps GOMAXPROCS 2, as in that process;
 		// never reached here) shows the pods' own CFS counters in the
 		// per-pod table.
-		CPURequest: "300m", CPULimit: "2"})
+		CPURequest: "300m", CPULimit: "2"}})
 	if err != nil {
 		t.Fatal(err)
 	}

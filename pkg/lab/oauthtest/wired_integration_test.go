@@ -12,9 +12,11 @@ import (
 	"github.com/authbench/authbench/pkg/auth"
 	"github.com/authbench/authbench/pkg/lab"
 	"github.com/authbench/authbench/pkg/lab/platform/processes"
+	"github.com/authbench/authbench/pkg/lab/sampling"
 	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/results"
 	"github.com/authbench/authbench/pkg/runner"
+	"github.com/authbench/authbench/pkg/sinks"
 	"github.com/authbench/authbench/pkg/stacks"
 )
 
@@ -27,14 +29,16 @@ func TestReviewsInRunJSON(t *testing.T) {
 	// rung would be answered from its cache here.
 	p.Targets[0].Token = &auth.Spec{Pool: &auth.Pool{File: poolSlice(t, 4000, 5000)}}
 	p.Load = plan.Load{Requests: 300, Concurrency: 8, Iterations: 2}
-	obs, err := runner.Observe(t.Context(), p, runner.ObserveOptions{LabDir: labDir, Platforms: []lab.Platform{processes.Platform{}}})
+	obs, err := sampling.Observe(t.Context(), p, sampling.Options{LabDir: labDir, Platforms: []lab.Platform{processes.Platform{}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if obs.Reviews == nil {
 		t.Fatal("Observe gave no review counter for the lab")
 	}
-	out, err := runner.Run(t.Context(), runner.Options{Plan: p, Out: t.TempDir(), Monitor: obs.Monitor, Lab: obs.Lab, Reviews: obs.Reviews})
+	dir := t.TempDir()
+	out, err := runner.Run(t.Context(), runner.Options{Plan: p, Out: dir, Monitor: obs.Monitor, Lab: obs.Lab, Reviews: obs.Reviews,
+		Sinks: sinks.Standard(dir, nil)})
 	if err != nil {
 		t.Fatal(err)
 	}

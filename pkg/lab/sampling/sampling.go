@@ -1,4 +1,8 @@
-package runner
+// Package sampling says what a run samples: authbench itself, the plan's
+// components, and the lab the run targets (its processes' cgroups, its
+// audit log's reviews). It is the lab's side of a run, wired by the CLI
+// into the runner's options, so that the runner itself knows no lab.
+package sampling
 
 import (
 	"context"
@@ -13,9 +17,9 @@ import (
 	"github.com/authbench/authbench/pkg/stacks"
 )
 
-// ObserveOptions say what a run samples besides authbench itself and the
+// Options say what a run samples besides authbench itself and the
 // plan's components.
-type ObserveOptions struct {
+type Options struct {
 	// LabDir names the lab to sample; a lab that is not up there is an
 	// error. Default "": the plan's Lab, else the default lab directory,
 	// each sampled only if it is up and the targets point at it.
@@ -27,7 +31,7 @@ type ObserveOptions struct {
 	Platforms []lab.Platform
 }
 
-// Observation is what a run samples, for Options (or Common).
+// Observation is what a run samples, for runner.Options (or Common).
 type Observation struct {
 	Monitor *observe.Monitor
 	// Lab is the observed lab's record for run.json (nil: none).
@@ -44,7 +48,7 @@ type Observation struct {
 // lab the run targets, and the plan's Prometheus components. The lab is
 // the one named by o.LabDir, else by the plan (a scenario printed for a
 // lab names it), else the default one.
-func Observe(ctx context.Context, p *plan.Plan, o ObserveOptions) (*Observation, error) {
+func Observe(ctx context.Context, p *plan.Plan, o Options) (*Observation, error) {
 	dir, explicit := o.LabDir, o.LabDir != ""
 	if dir == "" {
 		dir = p.Lab
