@@ -73,7 +73,7 @@ func TestRealHey(t *testing.T) {
 	defer ts.Close()
 	f1, out1 := runTool(t, "hey", "-n", "2000", "-c", "10", ts.URL+"/")
 	f2, out2 := runTool(t, "hey", "-n", "1000", "-c", "10", ts.URL+"/mixed")
-	// Two outputs in one file, as the seeds' logs.
+	// Two outputs in one file, as the migration reports' logs.
 	both := filepath.Join(t.TempDir(), "both.log")
 	if err := os.WriteFile(both, []byte(out1+"\n=== next ===\n"+out2), 0o644); err != nil {
 		t.Fatal(err)

@@ -17,8 +17,8 @@ import (
 const (
 	Stack2x = "2x" // Route + oauth-proxy
 	Stack3x = "3x" // Gateway + kube-auth-proxy + kube-rbac-proxy
-	// Stack3xOAuth is 3x as the seeds ran it: OpenShift OAuth tokens,
-	// validated by the ext_authz service through TokenReview.
+	// Stack3xOAuth is 3x as the migration reports ran it: OpenShift OAuth
+	// tokens, validated by the ext_authz service through TokenReview.
 	Stack3xOAuth = "3x-oauth"
 	// StackShared marks components both stacks use.
 	StackShared = "shared"

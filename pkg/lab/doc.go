@@ -1,5 +1,5 @@
-// Package lab runs the local lab: the seeds' two auth architectures built
-// from real components on 127.0.0.1, each component in its own cgroup.
+// Package lab runs the local lab: the migration reports' two auth architectures
+// built from real components on 127.0.0.1, each component in its own cgroup.
 //
 //	2x "Route + oauth-proxy":
 //	  haproxy (an OpenShift Route, edge TLS) -> oauth-proxy (kube-rbac-proxy

@@ -30,8 +30,8 @@ import (
 	"github.com/authbench/authbench/pkg/lab/internal/ports"
 )
 
-// The integration tests share one lab with both stacks and the seeds'
-// misconfiguration (oauth2-proxy limited to 50 millicores).
+// The integration tests share one lab with both stacks and the migration
+// reports' misconfiguration (oauth2-proxy limited to 50 millicores).
 var (
 	labDir   string
 	labState *State

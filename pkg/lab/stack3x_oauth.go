@@ -8,10 +8,10 @@ import (
 )
 
 // Stack 3x-oauth, "Gateway + kube-auth-proxy (OpenShift OAuth) +
-// kube-rbac-proxy": the seeds' own 3.x runs, with opaque OpenShift OAuth
-// tokens that no proxy can verify locally. The ext_authz service asks the
-// API server (TokenReview, then SubjectAccessReview) before the sidecar
-// asks again.
+// kube-rbac-proxy": the migration reports' own 3.x runs, with opaque OpenShift
+// OAuth tokens that no proxy can verify locally. The ext_authz service asks the
+// API server (TokenReview, then SubjectAccessReview) before the sidecar asks
+// again.
 
 // portNginxOAuthDeny is where nginx-oauth turns a non-200 2xx from the
 // ext_authz service into a 403, as Envoy does.

@@ -77,7 +77,8 @@ func TestJSONGolden(t *testing.T) {
 	}
 }
 
-// TestJSONShape checks the contract of issue 6, whatever else is added:
+// TestJSONShape checks the shape scripts read (`ladder --output json`,
+// docs/ladder.md), whatever else is added:
 // layers [{name, added_ms {p50, p95, p99}, ci_ms, share, capacity_rps}],
 // total_ms and unattributed_ms.
 func TestJSONShape(t *testing.T) {

@@ -22,9 +22,9 @@ import (
 	"github.com/authbench/authbench/pkg/results"
 )
 
-// One lab per test binary, started by the first test that needs it and
-// stopped by TestMain: both stacks, with the seeds' misconfiguration on
-// 3x, a 50 millicore CPU limit on oauth2-proxy (kube-auth-proxy's stand-in).
+// One lab per test binary, started by the first test that needs it and stopped
+// by TestMain: both stacks, with the migration reports' misconfiguration on 3x,
+// a 50 millicore CPU limit on oauth2-proxy (kube-auth-proxy's stand-in).
 var (
 	labDir  string
 	labErr  error

@@ -12,7 +12,7 @@ import (
 
 func fp(v float64) *float64 { return &v }
 
-// cxHistory is the seeds' "October vs November" 3.x gateway, plus a
+// cxHistory is the migration reports' "October vs November" 3.x gateway, plus a
 // wrk import without P95 and the 2.x route.
 func cxHistory() []store.HistoryRow {
 	return []store.HistoryRow{

@@ -10,8 +10,9 @@ import (
 	"github.com/authbench/authbench/pkg/results"
 )
 
-// ladderFixture is a 3x ladder with oauth2-proxy throttled, as the seeds'
-// 50m CPU limit left it: the ext_authz layer dominates and limits capacity.
+// ladderFixture is a 3x ladder with oauth2-proxy throttled, as the migration
+// reports' 50m CPU limit left it: the ext_authz layer dominates and limits
+// capacity.
 func ladderFixture() *results.Ladder {
 	q := func(a, b, c float64) results.LadderQuantiles { return results.LadderQuantiles{P50: a, P95: b, P99: c} }
 	ci := func(v results.LadderQuantiles, w float64) results.LadderIntervals {

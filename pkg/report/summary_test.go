@@ -100,7 +100,7 @@ func TestSummaryStructure(t *testing.T) {
 		run  *results.Run
 		want []string // in order, not necessarily adjacent
 	}{
-		{"single target follows the seeds", fxClosedRun(), []string{
+		{"single target follows the migration reports", fxClosedRun(), []string{
 			"# oauth-2x Benchmark Summary", "## Test Configuration", "## Architecture Tested", "## Latency Results",
 			"### Performance Summary", "### Key Metrics", "### Performance Stability", "## Errors", "## SLO Results",
 			"## Resource Utilization", "### oauth-proxy (auth-proxy)", "## Findings", "## Lab Components",

@@ -1,6 +1,6 @@
 //go:build integration
 
-// The proofs of issue 4 against the real lab: runner.Run drives load
+// Sampling and diagnosis checked against the real lab: runner.Run drives load
 // through the 3x stack (nginx -> oauth2-proxy as ext_authz -> kube-rbac-proxy
 // -> http-echo, Keycloak tokens) and the findings, resources and token
 // handling in run.json are checked against what the lab really did.

@@ -16,10 +16,10 @@ import (
 // becoming available (Recreate: the old pod goes first).
 const limitTimeout = 2 * time.Minute
 
-// SetLimits patches each named component's Deployment, as the seeds'
-// authors did: a strategic-merge patch sets resources.limits.cpu, and
-// their JSON patch (remove .../resources/limits/cpu) lifts it; it returns
-// once the new pod is available. CPU only: a memory limit is set at
+// SetLimits patches each named component's Deployment, as the migration
+// reports' authors did: a strategic-merge patch sets resources.limits.cpu, and
+// their JSON patch (remove .../resources/limits/cpu) lifts it; it returns once
+// the new pod is available. CPU only: a memory limit is set at
 // `lab up --limit`.
 func (Platform) SetLimits(dir string, limits []lab.Limit) error {
 	if len(limits) == 0 {
