@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/authbench/authbench/internal/testenv"
 )
 
 // server answers 200, and 403 to every 10th request on /mixed; it counts
@@ -36,10 +38,7 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // saves its output as a file the importer reads.
 func runTool(t *testing.T, name string, args ...string) (string, string) {
 	t.Helper()
-	bin, err := exec.LookPath(name)
-	if err != nil {
-		t.Skipf("%s not installed (apt-get install -y %s)", name, name)
-	}
+	bin := testenv.NeedTools(t, exec.LookPath, "apt-get install -y "+name, name)[0]
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, bin, args...).Output()

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/authbench/authbench/internal/testenv"
 	"github.com/authbench/authbench/pkg/cgroup"
 	"github.com/authbench/authbench/pkg/lab"
 	"github.com/authbench/authbench/pkg/plan"
@@ -57,9 +58,7 @@ func needLab(t *testing.T) string {
 		_, labErr = lab.Open(labDir).Up(ctx, lab.UpOptions{Out: os.Stderr, Supervisor: []string{os.Args[0], "-test.run=^$"},
 			Config: lab.Config{Stacks: []string{lab.Stack2x, lab.Stack3x}, Limits: []lab.Limit{{Component: lab.CompOAuth2Proxy, MilliCPU: 50}}}})
 	})
-	if labErr != nil {
-		t.Fatalf("lab up failed: %v", labErr)
-	}
+	testenv.NeedLab(t, labErr)
 	return labDir
 }
 

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/authbench/authbench/internal/testenv"
 	"github.com/authbench/authbench/pkg/store"
 )
 
@@ -32,7 +33,7 @@ func TestHistoryTextGolden(t *testing.T) {
 	if err := HistoryText(&b, cxHistory()); err != nil {
 		t.Fatal(err)
 	}
-	checkGolden(t, "compare/history.txt", b.Bytes())
+	testenv.Golden(t, "testdata/compare/history.txt", b.Bytes())
 }
 
 func TestHistoryTextContent(t *testing.T) {

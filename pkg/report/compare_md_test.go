@@ -7,6 +7,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/authbench/authbench/internal/testenv"
 	"github.com/authbench/authbench/pkg/analyze"
 	"github.com/authbench/authbench/pkg/importer"
 	"github.com/authbench/authbench/pkg/results"
@@ -41,7 +42,7 @@ func TestCompareMarkdownGolden(t *testing.T) {
 	for _, tc := range cxCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			md := renderCompare(t, cxCompare(t, tc.runs(), tc.opts))
-			checkGolden(t, "compare/"+tc.name+".md", []byte(md))
+			testenv.Golden(t, "testdata/compare/"+tc.name+".md", []byte(md))
 		})
 	}
 }
@@ -195,7 +196,7 @@ func TestCompareMarkdownImported(t *testing.T) {
 		t.Fatal(err)
 	}
 	md := renderCompare(t, cxCompare(t, []*results.Run{hey, wrk}, analyze.CompareOptions{}))
-	checkGolden(t, "compare/imported.md", []byte(md))
+	testenv.Golden(t, "testdata/compare/imported.md", []byte(md))
 	for _, want := range []string{
 		"| **P95** | 3.16 s | not measured | not measured |",
 		"hey-3.x was imported from hey output",

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/authbench/authbench/internal/testenv"
 	"github.com/authbench/authbench/pkg/results"
 )
 
@@ -30,7 +31,7 @@ func TestSummaryGolden(t *testing.T) {
 			if m := badNumbers.FindString(out); m != "" {
 				t.Errorf("summary contains %q", m)
 			}
-			checkGolden(t, "summary/"+f.name+".md", []byte(out))
+			testenv.Golden(t, "testdata/summary/"+f.name+".md", []byte(out))
 		})
 	}
 }
