@@ -21,9 +21,6 @@ import (
 // package: `go test ./pkg/x -update` rewrites pkg/x's golden files.
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
-// Updating reports whether -update was given.
-func Updating() bool { return *update }
-
 // Golden compares got with the golden file at path (slash-separated,
 // relative to the package's directory), or writes got there with -update.
 // A difference names the first differing line and shows the whole output.
