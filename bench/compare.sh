@@ -9,7 +9,7 @@
 #                and the ratios to the faster of wrk and oha.
 #   open loop:   authbench vs vegeta on a grid of rates and connection counts,
 #                uncorrected latency (from the actual send) p50/p90/p99 and
-#                the issue-9 criterion: each within 1.5 x vegeta's + 0.15 ms.
+#                the agreement criterion: each within 1.5 x vegeta's + 0.15 ms.
 #
 #   bench/compare.sh [SECS] [C] [ROUNDS] [OPEN_SECS]
 #   BENCH_ONLY=closed|open restricts to one half; BENCH_GRID overrides the

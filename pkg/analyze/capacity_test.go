@@ -8,9 +8,9 @@ import (
 	"github.com/authbench/authbench/pkg/results"
 )
 
-// seed3xFixed is 3.x after the fix: 668 req/s, kube-auth-proxy peaking at
+// reported3xFixed is 3.x after the fix: 668 req/s, kube-auth-proxy peaking at
 // 0.1743 cores with no limit.
-func seed3xFixed() *results.Run {
+func reported3xFixed() *results.Run {
 	var samples []results.Sample
 	for i := 0; i < 20; i++ {
 		samples = append(samples, results.Sample{T: float64(i + 1), CPU: 0.10 + 0.004*float64(i), Mem: 40 << 20})
@@ -31,9 +31,9 @@ func TestPlanCapacity(t *testing.T) {
 		wantReplicas int
 		wantNote     string
 	}{
-		{"3.x for 2000 req/s at 70%", seed3xFixed(), CapacityOptions{TargetRPS: 2000}, 5, "5 replicas serve 2000 req/s"},
+		{"3.x for 2000 req/s at 70%", reported3xFixed(), CapacityOptions{TargetRPS: 2000}, 5, "5 replicas serve 2000 req/s"},
 		{"2.x for 2000 req/s at 70%", diag2x(), CapacityOptions{TargetRPS: 2000}, 3, "closed-loop capacity at 50 workers"},
-		{"no target", seed3xFixed(), CapacityOptions{}, 0, ""},
+		{"no target", reported3xFixed(), CapacityOptions{}, 0, ""},
 		{"throttled run", diag3xThrottled(), CapacityOptions{TargetRPS: 100, Utilization: 0.5}, 7, "kube-auth-proxy was throttled at its 50m limit"},
 	}
 	for _, tt := range tests {
@@ -54,7 +54,7 @@ func TestPlanCapacity(t *testing.T) {
 }
 
 func TestResourceAdviceFromPeaks(t *testing.T) {
-	c := PlanCapacity(seed3xFixed(), CapacityOptions{})[0]
+	c := PlanCapacity(reported3xFixed(), CapacityOptions{})[0]
 	if len(c.Components) != 1 {
 		t.Fatalf("components = %+v; want the proxy only (authbench is not deployed)", c.Components)
 	}

@@ -27,8 +27,8 @@ type ConfigRow struct {
 	Intended bool `json:"intended,omitempty"`
 }
 
-// Note is the seeds' "Notes" column: Same, Different, Key change, or
-// which side does not know the value.
+// Note is the migration reports' "Notes" column: Same, Different, Key change,
+// or which side does not know the value.
 func (r ConfigRow) Note() string {
 	var unknown []int
 	for i, v := range r.Values {

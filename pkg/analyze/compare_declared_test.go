@@ -33,7 +33,7 @@ func TestCompareDeclaredDifferences(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			a, b := seed2x(), seed2x()
+			a, b := reported2x(), reported2x()
 			b.Name = "other"
 			if tc.layers != nil {
 				b.Plan.Targets[0].Layers = tc.layers

@@ -16,7 +16,8 @@ import (
 	"github.com/authbench/authbench/pkg/store"
 )
 
-// iterSpec is one iteration of a fixture run, in the seeds' figures.
+// iterSpec is one iteration of a fixture run, in the migration reports'
+// figures.
 type iterSpec struct {
 	p50, p75, p95, p99, mean, max, rps float64
 	forbidden                          int64 // 403 responses
@@ -24,7 +25,7 @@ type iterSpec struct {
 }
 
 // fixtureRun builds a realistic closed-loop run of 10,000 requests per
-// iteration at concurrency 50, as the seeds' hey runs.
+// iteration at concurrency 50, as the migration reports' hey runs.
 func fixtureRun(name, url, server, body string, start time.Time, its []iterSpec) *results.Run {
 	const n = 10000
 	run := &results.Run{
@@ -73,8 +74,9 @@ const (
 	nginxBody = "38ffd4972ae513a0c79a8be4573403edcd709f0f572105362b08ff50cf6de521"
 )
 
-// seed2x and seed3x are the seeds' 2.x and 3.x runs (000_437e5d528dab7e26).
-func seed2x() *results.Run {
+// reported2x and reported3x are the 2.x and 3.x runs of migration report
+// 000, the overall comparison.
+func reported2x() *results.Run {
 	return fixtureRun("2.x", "https://echo-server-2x-opendatahub.apps.rosa.w7y7v5e1p9h9x1c.p3.openshiftapps.com/", "", echoBody, oct23, []iterSpec{
 		{51, 55, 68, 82, 52, 256, 892, 0, 0},
 		{49, 54, 66, 80, 51, 210, 951, 0, 0},
@@ -84,7 +86,7 @@ func seed2x() *results.Run {
 	})
 }
 
-func seed3x() *results.Run {
+func reported3x() *results.Run {
 	r := fixtureRun("3.x", "https://data-science-gateway.apps.rosa.f3d4c3l4i5u4x1v.fcu6.p3.openshiftapps.com/echo", "", echoBody, nov17, []iterSpec{
 		{1596, 2170, 3121, 3990, 1680, 5145, 29.45, 2, 0},
 		{1606, 2180, 3197, 4000, 1690, 5001, 29.04, 2, 0},
@@ -96,8 +98,9 @@ func seed3x() *results.Run {
 	return r
 }
 
-// seedOct is the seeds' October 3.x run against the nginx backend (002).
-func seedOct() *results.Run {
+// reportedOct is the October 3.x run against the nginx backend (migration
+// report 002).
+func reportedOct() *results.Run {
 	r := fixtureRun("oct", "https://data-science-gateway.apps.rosa.b9q3t4p8k3y8k9a.vzrg.p3.openshiftapps.com/echo", "nginx", nginxBody, oct15, []iterSpec{
 		{2610, 2700, 2750, 2830, 2600, 3900, 19.08, 0, 0},
 		{2640, 2720, 2830, 3200, 2650, 4100, 18.77, 0, 0},

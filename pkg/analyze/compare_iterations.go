@@ -1,7 +1,7 @@
 package analyze
 
-// IterationTable is one figure per iteration, side by side, as the seeds'
-// "Latency Distribution Comparison" tables.
+// IterationTable is one figure per iteration, side by side, as the migration
+// reports' "Latency Distribution Comparison" tables.
 type IterationTable struct {
 	Key  string         `json:"key"` // p50, p95, p99, throughput
 	Name string         `json:"name"`

@@ -122,7 +122,7 @@ func cpuSeconds(r results.Result, u results.ComponentUsage) float64 {
 }
 
 // ThrottleNoteRatio is the share of throttled CFS periods above which a
-// comparison notes the throttling: averages hide it (the seeds' 50m
+// comparison notes the throttling: averages hide it (the migration reports' 50m
 // auth proxy showed 3% mean CPU while throttled).
 const ThrottleNoteRatio = 0.05
 

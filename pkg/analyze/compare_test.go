@@ -28,8 +28,8 @@ func kinds(ws []Warning) map[string]bool {
 	return m
 }
 
-func TestCompareSeeds2xVs3x(t *testing.T) {
-	c := mustCompare(t, []*results.Run{seed2x(), seed3x()}, CompareOptions{})
+func TestCompareReports2xVs3x(t *testing.T) {
+	c := mustCompare(t, []*results.Run{reported2x(), reported3x()}, CompareOptions{})
 	if c.LatencySource != SourceIterations {
 		t.Errorf("latency source = %q, want %q (no histograms)", c.LatencySource, SourceIterations)
 	}
@@ -50,19 +50,19 @@ func TestCompareSeeds2xVs3x(t *testing.T) {
 	}
 	for i, s := range c.Saturation {
 		if s == nil || !s.Holds {
-			t.Errorf("side %d: Little's law should hold (seeds: 50/931 = 54 ms vs 52 ms; 50/29 = 1.72 s vs 1.69 s): %+v", i, s)
+			t.Errorf("side %d: Little's law should hold (migration reports: 50/931 = 54 ms vs 52 ms; 50/29 = 1.72 s vs 1.69 s): %+v", i, s)
 		}
 	}
 	if !kinds(c.Notes)["saturation"] {
 		t.Errorf("no saturation note in %+v", c.Notes)
 	}
 	if !kinds(c.Warnings)["cluster"] {
-		t.Errorf("the seeds' two clusters were not noticed: %+v", c.Warnings)
+		t.Errorf("the migration reports' two clusters were not noticed: %+v", c.Warnings)
 	}
 }
 
 func TestCompareOctVsNovNoticesBackend(t *testing.T) {
-	c := mustCompare(t, []*results.Run{seedOct(), seed3x()}, CompareOptions{})
+	c := mustCompare(t, []*results.Run{reportedOct(), reported3x()}, CompareOptions{})
 	k := kinds(c.Warnings)
 	if !k["backend"] {
 		t.Errorf("nginx vs http-echo not flagged: %+v", c.Warnings)
@@ -106,7 +106,7 @@ func TestCompareWarnings(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a, b := seed2x(), seed2x()
+			a, b := reported2x(), reported2x()
 			b.Name = "again"
 			tt.change(b)
 			c := mustCompare(t, []*results.Run{a, b}, CompareOptions{})
@@ -121,10 +121,10 @@ func TestCompareWarnings(t *testing.T) {
 	}
 }
 
-// rerunRuns are the 2.x seed and a rerun of it: the same figures
+// rerunRuns are the reported 2.x run and a rerun of it: the same figures
 // shuffled and nudged, not a change.
 func rerunRuns() []*results.Run {
-	a, b := seed2x(), seed2x()
+	a, b := reported2x(), reported2x()
 	b.Name = "2.x-rerun"
 	for i := range b.Results {
 		j := (i + 2) % len(a.Results)
@@ -138,18 +138,18 @@ func rerunRuns() []*results.Run {
 	return []*results.Run{a, b}
 }
 
-// oneIterationRuns are the seeds cut to one iteration each, without
+// oneIterationRuns are the migration reports cut to one iteration each, without
 // histograms: no test can tell their difference from noise.
 func oneIterationRuns() []*results.Run {
-	a, b := seed2x(), seed3x()
+	a, b := reported2x(), reported3x()
 	a.Results, b.Results = a.Results[:1], b.Results[:1]
 	return []*results.Run{a, b}
 }
 
-// wrkRuns are the 2.x seed and the 3.x seed as imported from wrk, which
+// wrkRuns are the reported 2.x and 3.x runs as imported from wrk, which
 // measures no P95.
 func wrkRuns() []*results.Run {
-	a, b := seed2x(), seed3x()
+	a, b := reported2x(), reported3x()
 	b.Imported = &results.Import{Tool: "wrk", Files: []string{"3x.txt"}}
 	for i := range b.Results {
 		b.Results[i].Unavailable = []string{"min", "p95", "p999", "p9999", "phases"}
@@ -189,7 +189,7 @@ func TestCompareBaseline(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.baseline, func(t *testing.T) {
-			c, err := Compare([]*results.Run{seed2x(), seed3x()}, CompareOptions{Baseline: tt.baseline})
+			c, err := Compare([]*results.Run{reported2x(), reported3x()}, CompareOptions{Baseline: tt.baseline})
 			if tt.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.err) {
 					t.Fatalf("err = %v, want %q", err, tt.err)
@@ -208,19 +208,19 @@ func TestCompareBaseline(t *testing.T) {
 }
 
 func TestCompareInputErrors(t *testing.T) {
-	if _, err := Compare([]*results.Run{seed2x()}, CompareOptions{}); err == nil {
+	if _, err := Compare([]*results.Run{reported2x()}, CompareOptions{}); err == nil {
 		t.Error("one run with one target: want an error")
 	}
 	if _, err := Compare(nil, CompareOptions{}); err == nil {
 		t.Error("no run: want an error")
 	}
-	if _, err := Compare([]*results.Run{seed2x(), seed3x()}, CompareOptions{Files: []RunFiles{{Dir: "x"}}}); err == nil {
+	if _, err := Compare([]*results.Run{reported2x(), reported3x()}, CompareOptions{Files: []RunFiles{{Dir: "x"}}}); err == nil {
 		t.Error("files not matching runs: want an error")
 	}
 }
 
 func TestCompareTargetsWithinRun(t *testing.T) {
-	a, b := seed2x(), seed3x()
+	a, b := reported2x(), reported3x()
 	run := a
 	run.Plan.Targets = append(run.Plan.Targets, b.Plan.Targets...)
 	run.Environment.Targets = append(run.Environment.Targets, b.Environment.Targets...)
@@ -235,7 +235,7 @@ func TestCompareTargetsWithinRun(t *testing.T) {
 }
 
 func TestCompareSameNamesAreDisambiguated(t *testing.T) {
-	a, b := seed2x(), seed2x()
+	a, b := reported2x(), reported2x()
 	b.Start = nov17
 	c := mustCompare(t, []*results.Run{a, b}, CompareOptions{})
 	if c.Sides[0].Label == c.Sides[1].Label {
@@ -261,7 +261,7 @@ func TestCompareMissingMetrics(t *testing.T) {
 }
 
 func TestCompareResourcesPerRequest(t *testing.T) {
-	a, b := seed2x(), seed3x()
+	a, b := reported2x(), reported3x()
 	for i := range a.Results {
 		a.Results[i].Components = []results.ComponentUsage{
 			{Name: "oauth-proxy", Role: "auth-proxy", CPUMean: 0.01, CPUPeak: 0.02, MemMean: 30e6, MemPeak: 32e6},
@@ -463,7 +463,7 @@ func TestCompareNeighbours(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a, b := seed2x(), seed2x()
+			a, b := reported2x(), reported2x()
 			b.Name = "again"
 			if tt.aBusy > 0 {
 				host(a, tt.aBusy)

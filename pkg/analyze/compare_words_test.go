@@ -9,9 +9,9 @@ import (
 	"github.com/authbench/authbench/pkg/results"
 )
 
-// TestComparisonInWords checks that analyze's comparisons of the seeds
-// carry what report's executive summary says: the ratios, noise (within,
-// unknown), a metric one side did not measure, and saturation.
+// TestComparisonInWords checks that analyze's comparisons of the migration
+// reports carry what report's executive summary says: the ratios, noise
+// (within, unknown), a metric one side did not measure, and saturation.
 func TestComparisonInWords(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -20,7 +20,7 @@ func TestComparisonInWords(t *testing.T) {
 		exact bool
 		also  string // another sentence contains this
 	}{
-		{"seeds 2.x vs 3.x", []*results.Run{analyze.Seed2x(), analyze.Seed3x()},
+		{"reported 2.x vs 3.x", []*results.Run{analyze.Reported2x(), analyze.Reported3x()},
 			"3.x is 32.1x slower than 2.x at P50 and 47.0x at P95; throughput 0.0312x (29.1 vs 931 req/s); success rate lower (99.96% vs 100%).",
 			true, "queueing time"},
 		{"rerun within noise", analyze.RerunRuns(), "within noise (+500 µs) at P50", false, ""},

@@ -7,7 +7,7 @@ import (
 	"github.com/authbench/authbench/pkg/results"
 )
 
-// The fixtures below use the seeds' own figures (shared/seeds 001 and 003):
+// The fixtures below use the figures of migration reports 001 and 003:
 // 3.x with kube-auth-proxy under a 50m limit, 29 req/s at 50 workers and
 // 20 × 403 in 50,000 requests; 2.x at 1,032 req/s with oauth-proxy at 3%.
 

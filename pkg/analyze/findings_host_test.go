@@ -93,7 +93,7 @@ func TestHostContentionCaveat(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f, ok := diagKinds(Diagnose(hostRun(tt.cpus, 0.7, 0.3, 0.5), nil))[KindSaturation]
 			if !ok {
-				t.Fatal("no saturation finding for the seeds' 2.x closed loop")
+				t.Fatal("no saturation finding for the migration reports' 2.x closed loop")
 			}
 			if got := strings.Contains(f.Evidence, KindHostContention); got != tt.want {
 				t.Errorf("caveat in saturation evidence = %v, want %v: %s", got, tt.want, f.Evidence)

@@ -138,7 +138,7 @@ func throttlingEvidence(c componentRun, ratio float64, workload string) string {
 	if c.cpuLimit > 0 {
 		fmt.Fprintf(&b, " (%.0f%% of the limit)", c.cpuMean/c.cpuLimit*100)
 	}
-	b.WriteString(". Average CPU hides throttling (in the seeds, the proxy throttled at 50m showed 3% average CPU).")
+	b.WriteString(". Average CPU hides throttling (in the migration reports, the proxy throttled at 50m showed 3% average CPU).")
 	return b.String()
 }
 
@@ -180,7 +180,7 @@ func backendFindings(target string, rs []results.Result) []results.Finding {
 			Kind: KindBackendBottleneck, Severity: sev, Target: target, Component: c.name,
 			Evidence: ev + ".",
 			Advice: "The backend, not the auth layer, sets the pace of this run. Use a lightweight backend " +
-				"(the seeds' custom echo server used 73% CPU where hashicorp/http-echo used 1%) or give it more CPU, " +
+				"(the migration reports' custom echo server used 73% CPU where hashicorp/http-echo used 1%) or give it more CPU, " +
 				"and compare auth stacks only over the same backend.",
 			Values: results.Values{"cpu_mean_cores": c.cpuMean, "cpu_peak_cores": c.cpuPeak, "cpu_limit_cores": c.cpuLimit,
 				"cpu_seconds_per_1k": c.per1k, "others_cpu_seconds_per_1k": others},

@@ -40,9 +40,9 @@ func TestDiagnoseKinds(t *testing.T) {
 		want []string
 		not  []string
 	}{
-		{"seed 3.x under 50m", diag3xThrottled(), []string{KindSaturation, KindCPUThrottling, KindAuthErrors},
+		{"reported 3.x under 50m", diag3xThrottled(), []string{KindSaturation, KindCPUThrottling, KindAuthErrors},
 			[]string{KindInstability, KindBackendBottleneck, KindGeneratorBound}},
-		{"seed 2.x", diag2x(), []string{KindSaturation},
+		{"reported 2.x", diag2x(), []string{KindSaturation},
 			[]string{KindCPUThrottling, KindAuthErrors, KindInstability, KindBackendBottleneck, KindGeneratorBound}},
 		{"open loop at a low rate", diagFixture(plan.Open, 50, diagIter{rps: 100, mean: 48, p95: 60, ok: 3000}), nil,
 			[]string{KindSaturation}},
@@ -153,9 +153,9 @@ func TestAuthErrors(t *testing.T) {
 			t.Errorf("evidence lacks %q: %s", want, f.Evidence)
 		}
 	}
-	seed := diagKinds(Diagnose(diag3xThrottled(), nil))[KindAuthErrors]
-	if seed.Severity != SeverityWarning || seed.Values["status_403"] != 20 || !strings.Contains(seed.Evidence, "(0.04%)") {
-		t.Errorf("seed's 20 × 403 in 50,000: %+v", seed)
+	reported := diagKinds(Diagnose(diag3xThrottled(), nil))[KindAuthErrors]
+	if reported.Severity != SeverityWarning || reported.Values["status_403"] != 20 || !strings.Contains(reported.Evidence, "(0.04%)") {
+		t.Errorf("the reported 20 × 403 in 50,000: %+v", reported)
 	}
 }
 

@@ -246,7 +246,7 @@ func TestAttributeLadderErrors(t *testing.T) {
 }
 
 // TestLadderBottleneck checks the own capacities and the layer named
-// from them, on the seeds' misconfiguration and around it.
+// from them, on the migration reports' misconfiguration and around it.
 func TestLadderBottleneck(t *testing.T) {
 	tests := []struct {
 		name string

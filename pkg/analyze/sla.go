@@ -7,7 +7,7 @@ import (
 )
 
 // SLAMargin is the headroom suggested SLA targets keep over the worst
-// iteration, as the seeds' authors did by hand ("P95 < 100 ms,
+// iteration, as the migration reports' authors did by hand ("P95 < 100 ms,
 // significant margin over 55 ms observed").
 const SLAMargin = 1.5
 

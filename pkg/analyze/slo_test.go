@@ -9,7 +9,8 @@ import (
 )
 
 func TestEvaluateSLO(t *testing.T) {
-	// The seeds' 3.x SLA: P95 < 200ms, P50 < 100ms, 600+ req/s per replica.
+	// The migration reports' 3.x SLA: P95 < 200ms, P50 < 100ms, 600+ req/s per
+	// replica.
 	sla := &plan.SLO{P50: plan.Duration(100 * time.Millisecond), P95: plan.Duration(200 * time.Millisecond),
 		SuccessRate: 0.999, Throughput: 600}
 	tests := []struct {

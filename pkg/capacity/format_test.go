@@ -4,40 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/authbench/authbench/internal/testenv"
 	"github.com/authbench/authbench/pkg/plan"
 )
-
-// update rewrites golden files instead of comparing: go test ./pkg/capacity -update
-var update = flag.Bool("update", false, "rewrite golden files under testdata/")
-
-func checkGolden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("reading golden file (run `go test ./pkg/capacity -update` to create it): %v", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (rerun with -update if intended):\n%s", name, got)
-	}
-}
 
 // goldenSearch is a deterministic search of an 800 req/s target behind a
 // proxy limited to half a core, on a 2-CPU host.
@@ -81,7 +55,7 @@ func TestWriteTextGolden(t *testing.T) {
 			if err := WriteText(&b, tt.r); err != nil {
 				t.Fatal(err)
 			}
-			checkGolden(t, tt.name+".txt", b.Bytes())
+			testenv.Golden(t, "testdata/"+tt.name+".txt", b.Bytes())
 		})
 	}
 }

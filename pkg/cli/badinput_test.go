@@ -4,6 +4,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/authbench/authbench/internal/testenv"
 )
 
 // TestRunBadInput checks that bad input exits 1 with a clear message (its
@@ -79,7 +81,7 @@ func TestRunBadInput(t *testing.T) {
 			if entries, err := os.ReadDir(out); err == nil && len(entries) > 0 {
 				t.Errorf("bad input wrote %d entries under --out", len(entries))
 			}
-			checkGolden(t, "errors/"+tc.name+".golden", r.stderr)
+			testenv.Golden(t, "testdata/errors/"+tc.name+".golden", []byte(r.stderr))
 		})
 	}
 }

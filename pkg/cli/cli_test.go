@@ -19,9 +19,6 @@ import (
 	"github.com/authbench/authbench/pkg/results"
 )
 
-// update rewrites golden files instead of comparing: go test ./pkg/cli -update
-var update = flag.Bool("update", false, "rewrite golden files under testdata/")
-
 // setups run once before the package's tests, each returning its
 // teardown; the integration tests register building the binary here.
 var setups []func() (teardown func(), err error)
@@ -209,40 +206,4 @@ func normalise(s string) string {
 		lines[i] = strings.TrimRight(whitespace.ReplaceAllString(l, " "), " ")
 	}
 	return strings.Join(lines, "\n")
-}
-
-// checkGolden compares got with testdata/name, or rewrites it with -update.
-func checkGolden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("reading golden file (run `go test ./pkg/cli -update` to create it): %v", err)
-	}
-	if got == string(want) {
-		return
-	}
-	g, w := strings.Split(got, "\n"), strings.Split(string(want), "\n")
-	for i := 0; i < max(len(g), len(w)); i++ {
-		var gl, wl string
-		if i < len(g) {
-			gl = g[i]
-		}
-		if i < len(w) {
-			wl = w[i]
-		}
-		if gl != wl {
-			t.Errorf("%s differs from the golden file at line %d:\n got: %q\nwant: %q\n(full output:\n%s)", path, i+1, gl, wl, got)
-			return
-		}
-	}
 }

@@ -27,14 +27,14 @@ func newDemoCmd(s streams) *cobra.Command {
 	o := &demoOptions{stacks: stacksValue{stacks: []string{stacks.Stack2x, stacks.Stack3x}}}
 	cmd := &cobra.Command{
 		Use:   "demo",
-		Short: "Tell the seeds' story on the lab: closed loop, capacity under an SLO, a CPU limit, the ladder",
+		Short: "Retell the migration reports on the lab: closed loop, capacity under an SLO, a CPU limit, the ladder",
 		Long: `demo is what make demo runs. On the lab (started unless one is running, and
 stopped afterwards if it started it) it shows, step by step, one or two lines each:
-  1. the seeds' comparison as they ran it (closed loop, 2x vs 3x) and the
+  1. the migration reports' comparison as they ran it (closed loop, 2x vs 3x) and the
      saturation finding that makes its latency ratio a capacity ratio;
   2. each stack's capacity under --slo, then both stacks' latency at one
      open-loop rate below both capacities, with the difference's significance;
-  3. the seeds' misconfiguration (--misconfigure, default oauth2-proxy=50m): the
+  3. the reports' misconfiguration (--misconfigure, default oauth2-proxy=50m): the
      collapse, the throttling finding that names it, the capacity under it, and
      the recovery when it is lifted;
   4. the ladder: where each stack's latency goes, layer by layer;

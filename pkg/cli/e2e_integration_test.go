@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/authbench/authbench/internal/testenv"
 	"github.com/authbench/authbench/pkg/results"
 )
 
@@ -192,10 +193,7 @@ func TestBinaryRedactsCommandLine(t *testing.T) {
 // them in the history.
 func TestImportHeyThenCompareAndHistory(t *testing.T) {
 	t.Parallel()
-	hey, err := exec.LookPath("hey")
-	if err != nil {
-		t.Skip("hey is not installed (apt-get install -y hey): skipping the import test")
-	}
+	hey := testenv.NeedTools(t, exec.LookPath, "apt-get install -y hey", "hey")[0]
 	srv := newCounted(t, nil)
 	tmp := t.TempDir()
 	out := filepath.Join(tmp, "runs")

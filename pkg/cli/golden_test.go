@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/authbench/authbench/internal/testenv"
 	"github.com/authbench/authbench/pkg/results"
 )
 
@@ -58,13 +59,13 @@ load: {requests: 20, concurrency: 2, iterations: 2}
 
 	text := strings.ReplaceAll(r.stdout, dir, "RUN_DIR")
 	text = strings.ReplaceAll(text, run.ID, "RUN_ID")
-	checkGolden(t, "golden/terminal.golden", dialPhases.ReplaceAllString(normalise(text), "$1: MEASURED-OR-NOT"))
+	testenv.Golden(t, "testdata/golden/terminal.golden", []byte(dialPhases.ReplaceAllString(normalise(text), "$1: MEASURED-OR-NOT")))
 
 	md, err := os.ReadFile(filepath.Join(dir, results.SummaryFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkGolden(t, "golden/summary-structure.golden", summaryStructure(string(md)))
+	testenv.Golden(t, "testdata/golden/summary-structure.golden", []byte(summaryStructure(string(md))))
 
 	again := mustRun(t, ExitOK, "report", dir, "--output-file", "-")
 	if again.stdout != string(md) {

@@ -15,8 +15,8 @@ func newLabLimitCmd() *cobra.Command {
 		Use:   "limit COMPONENT=CPU[,MEM]|none...",
 		Short: "Change components' CPU and memory limits in the running lab, without a restart",
 		Long: `Rewrites the cgroup limits of running lab components in place, so that the
-next run measures under them: a what-if such as the seeds' 50m CPU limit on the
-auth proxy. CPU is millicores (50m) or cores (0.5); MEM is bytes with an
+next run measures under them: a what-if such as the migration reports' 50m CPU limit
+on the auth proxy. CPU is millicores (50m) or cores (0.5); MEM is bytes with an
 optional suffix (256Mi). Each value replaces the component's whole limit, and
 COMPONENT=none lifts it. A program name (http-echo) limits every component
 running it. The limits show in ` + "`lab status`" + ` and in run.json, and last until

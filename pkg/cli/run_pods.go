@@ -15,8 +15,8 @@ import (
 	"github.com/authbench/authbench/pkg/runner"
 )
 
-// addPodFlags adds run's flags for load from pods (issue 12). Their
-// values land in the plan's Execution, as a scenario's execution block
+// addPodFlags adds run's flags for load from pods, for load heavier than
+// one machine can send. Their values land in the plan's Execution, as a scenario's execution block
 // does; the flags win over the block.
 func addPodFlags(cmd *cobra.Command) {
 	f := cmd.Flags()

@@ -10,8 +10,8 @@ import (
 	"github.com/authbench/authbench/pkg/results"
 )
 
-// closedLoop is step 1: the seeds' method, every stack in one run (their
-// iterations interleaved), a closed loop of Concurrency workers.
+// closedLoop is step 1: the migration reports' method, every stack in one run
+// (their iterations interleaved), a closed loop of Concurrency workers.
 func (d *demo) closedLoop(ctx context.Context) ([]string, error) {
 	o := d.o
 	l := plan.Load{Requests: o.Requests, Concurrency: o.Concurrency, Iterations: o.Iterations,
@@ -27,7 +27,7 @@ func (d *demo) closedLoop(ctx context.Context) ([]string, error) {
 	if err = errors.Join(err, cerr); c == nil {
 		return nil, err
 	}
-	head := fmt.Sprintf("The seeds' comparison, closed loop (%d workers, %d × %d requests): %s.",
+	head := fmt.Sprintf("The migration reports' comparison, closed loop (%d workers, %d × %d requests): %s.",
 		o.Concurrency, o.Iterations, o.Requests, latencyAndThroughput(c))
 	return []string{head, saturationLine(c, st.Saturation)}, err
 }

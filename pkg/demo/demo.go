@@ -1,13 +1,13 @@
-// Package demo is `make demo`: it tells the seeds' story on the lab, in
+// Package demo is `make demo`: it retells the migration reports on the lab, in
 // five steps, each within a budget of its own and each printing one or two
 // lines (details go to the run directories):
 //
-//  1. the seeds' comparison as they ran it (closed loop, 2x against 3x),
-//     with the saturation finding that makes its latency ratio a capacity
-//     ratio;
+//  1. the migration reports' comparison as they ran it (closed loop, 2x
+//     against 3x), with the saturation finding that makes its latency
+//     ratio a capacity ratio;
 //  2. the same question asked properly: each stack's capacity under an
 //     SLO, and both stacks' latency at one open-loop rate below both;
-//  3. the seeds' misconfiguration: a 50m CPU limit on the auth proxy, the
+//  3. the reports' misconfiguration: a 50m CPU limit on the auth proxy, the
 //     collapse, the throttling finding that names it, and the recovery;
 //  4. the ladder: where each stack's latency goes, layer by layer;
 //  5. one HTML page of all of it, whose path is printed last, after the
@@ -135,9 +135,9 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 		title string
 		run   func(context.Context) ([]string, error)
 	}{
-		{"the seeds' comparison (closed loop)", d.closedLoop},
+		{"the migration reports' comparison (closed loop)", d.closedLoop},
 		{"asked properly: capacity under the SLO, latency below it", d.properly},
-		{"the seeds' misconfiguration", d.misconfiguration},
+		{"the migration reports' misconfiguration", d.misconfiguration},
 		{"the ladder", d.ladders},
 	}
 	var first error

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/authbench/authbench/internal/testenv"
 	"github.com/authbench/authbench/pkg/analyze"
 	"github.com/authbench/authbench/pkg/lab"
 	"github.com/authbench/authbench/pkg/lab/install"
@@ -33,9 +34,7 @@ func TestMain(m *testing.M) {
 // step's result must be present and sane, the page written and printed
 // last, and no lab left running.
 func TestDemo(t *testing.T) {
-	if _, err := install.ToolPath("kube-apiserver"); err != nil {
-		t.Skipf("the lab's tools are not installed (`make lab` installs them): %v", err)
-	}
+	testenv.NeedTools(t, install.ToolPath, "`make lab` installs it", "kube-apiserver")
 	labDir := filepath.Join(install.CacheDir(), "lab-demo-integration")
 	slo, _, err := plan.ParseSLO("p99<250ms,success_rate>=99%")
 	if err != nil {

@@ -11,10 +11,10 @@ import (
 	"github.com/authbench/authbench/pkg/runner"
 )
 
-// misconfiguration is step 3: the seeds' CPU limit on the auth proxy,
-// set on the running lab; the stack serving it at step 2's rate, the
-// throttling finding, its capacity under the limit; then the limit lifted
-// and the same rate again.
+// misconfiguration is step 3: the migration reports' CPU limit on the auth
+// proxy, set on the running lab; the stack serving it at step 2's rate, the
+// throttling finding, its capacity under the limit; then the limit lifted and
+// the same rate again.
 func (d *demo) misconfiguration(ctx context.Context) ([]string, error) {
 	lim := *d.o.Limit
 	t, stack, err := d.limitedTarget(ctx, lim.Component)

@@ -31,7 +31,7 @@ type StepTime struct {
 	Seconds float64
 }
 
-// ClosedStep is step 1: the seeds' closed-loop comparison.
+// ClosedStep is step 1: the migration reports' closed-loop comparison.
 type ClosedStep struct {
 	Run        *runner.Outcome
 	Comparison *analyze.Comparison

@@ -22,7 +22,7 @@ const PageSuffix = "-demo.html"
 func (d *demo) page() error {
 	start := time.Now()
 	d.out.Verdict = verdict(d.out)
-	p := report.DemoPage{Title: "authbench demo: what the seeds measured, and what they meant",
+	p := report.DemoPage{Title: "authbench demo: what the migration reports measured, and what it meant",
 		Subtitle: []string{fmt.Sprintf("Lab %s, stacks %v, SLO %s.", d.o.LabDir, d.o.Stacks, capacity.SLOText(*d.o.SLO))},
 		Verdict:  d.out.Verdict, Steps: d.sections()}
 	var b bytes.Buffer
@@ -47,7 +47,7 @@ func (d *demo) page() error {
 func (d *demo) sections() []report.DemoStep {
 	var out []report.DemoStep
 	if st := d.out.Closed; st != nil {
-		out = append(out, report.DemoStep{ID: "step1", Title: "1. The seeds' comparison, closed loop",
+		out = append(out, report.DemoStep{ID: "step1", Title: "1. The migration reports' comparison, closed loop",
 			Lines: d.linesOf(1), Findings: st.Saturation, Comparison: st.Comparison, Runs: runsOf(st.Run),
 			Links: d.links(st.Run, true)})
 	}
@@ -75,7 +75,7 @@ func (d *demo) sections() []report.DemoStep {
 // limitSection is step 3's: the throttling finding, the limited stack's
 // curve, and the three runs.
 func (d *demo) limitSection(st *LimitStep) report.DemoStep {
-	s := report.DemoStep{ID: "step3", Title: "3. The seeds' misconfiguration: " + st.Limit.Component + "=" + st.Limit.String(),
+	s := report.DemoStep{ID: "step3", Title: "3. The migration reports' misconfiguration: " + st.Limit.Component + "=" + st.Limit.String(),
 		Lines: d.linesOf(3), Runs: runsOf(st.Limited, st.Lifted)}
 	if st.Throttling != nil {
 		s.Findings = []results.Finding{*st.Throttling}

@@ -19,7 +19,7 @@
 //     key "non-2xx/3xx"), a timeline, a histogram and the start time.
 //
 // One tool output is one iteration; a file may hold several outputs one
-// after the other, as the seeds' .log files do.
+// after the other, as the migration reports' .log files do.
 package importer
 
 import (

@@ -92,7 +92,7 @@ func TestHeyRefusedHasNoLatency(t *testing.T) {
 }
 
 func TestHeyConcatenatedLog(t *testing.T) {
-	run, err := Hey([]string{td("hey-seed-3x.log"), td("hey-200.txt")}, "3.x")
+	run, err := Hey([]string{td("hey-report-3x.log"), td("hey-200.txt")}, "3.x")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func TestHeyConcatenatedLog(t *testing.T) {
 	if run.Plan.Load.Requests != 0 {
 		t.Errorf("requests per iteration differ (10,000 vs 300): plan requests = %d, want 0", run.Plan.Load.Requests)
 	}
-	again, _ := Hey([]string{td("hey-seed-3x.log"), td("hey-200.txt")}, "3.x")
+	again, _ := Hey([]string{td("hey-report-3x.log"), td("hey-200.txt")}, "3.x")
 	if again.ID != run.ID || !strings.HasPrefix(run.ID, "import-hey-") {
 		t.Errorf("IDs %q / %q: re-importing the same files must give the same ID", run.ID, again.ID)
 	}

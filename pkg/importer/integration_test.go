@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/authbench/authbench/internal/testenv"
 )
 
 // server answers 200, and 403 to every 10th request on /mixed; it counts
@@ -36,10 +38,7 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // saves its output as a file the importer reads.
 func runTool(t *testing.T, name string, args ...string) (string, string) {
 	t.Helper()
-	bin, err := exec.LookPath(name)
-	if err != nil {
-		t.Skipf("%s not installed (apt-get install -y %s)", name, name)
-	}
+	bin := testenv.NeedTools(t, exec.LookPath, "apt-get install -y "+name, name)[0]
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, bin, args...).Output()
@@ -73,7 +72,7 @@ func TestRealHey(t *testing.T) {
 	defer ts.Close()
 	f1, out1 := runTool(t, "hey", "-n", "2000", "-c", "10", ts.URL+"/")
 	f2, out2 := runTool(t, "hey", "-n", "1000", "-c", "10", ts.URL+"/mixed")
-	// Two outputs in one file, as the seeds' logs.
+	// Two outputs in one file, as the migration reports' logs.
 	both := filepath.Join(t.TempDir(), "both.log")
 	if err := os.WriteFile(both, []byte(out1+"\n=== next ===\n"+out2), 0o644); err != nil {
 		t.Fatal(err)

@@ -3,18 +3,14 @@ package ladder
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
-	"path/filepath"
 	"testing"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/authbench/authbench/internal/testenv"
 	"github.com/authbench/authbench/pkg/analyze"
 	"github.com/authbench/authbench/pkg/results"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files under testdata/")
 
 // spread records n values (µs) evenly from lo to hi: deterministic rungs.
 func spread(lo, hi int64, n int) *hdr.Histogram {
@@ -62,22 +58,11 @@ func TestJSONGolden(t *testing.T) {
 	if err := WriteJSON(&b, fixtureLadder(t)); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join("testdata", "ladder.json")
-	if *update {
-		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./pkg/ladder -update)", err)
-	}
-	if !bytes.Equal(b.Bytes(), want) {
-		t.Errorf("ladder JSON differs from %s (run go test ./pkg/ladder -update and review the diff):\n%s", path, b.String())
-	}
+	testenv.Golden(t, "testdata/ladder.json", b.Bytes())
 }
 
-// TestJSONShape checks the contract of issue 6, whatever else is added:
+// TestJSONShape checks the shape scripts read (`ladder --output json`,
+// docs/ladder.md), whatever else is added:
 // layers [{name, added_ms {p50, p95, p99}, ci_ms, share, capacity_rps}],
 // total_ms and unattributed_ms.
 func TestJSONShape(t *testing.T) {

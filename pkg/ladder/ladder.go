@@ -1,4 +1,4 @@
-// Package ladder measures where a stack's latency goes (issue 6). It sends
+// Package ladder measures where a stack's latency goes, instead of estimating it. It sends
 // the same load to each layer's own entry point (a rung) from the inside
 // out — backend, rbac proxy, auth service, gateway — and to the target's
 // own URL (the end-to-end slot), interleaving them round after round

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/authbench/authbench/internal/testenv"
 	"github.com/authbench/authbench/pkg/cgroup"
 	"github.com/authbench/authbench/pkg/lab"
 	"github.com/authbench/authbench/pkg/lab/platform/processes"
@@ -24,9 +25,9 @@ import (
 	"github.com/authbench/authbench/pkg/stacks"
 )
 
-// One lab per test binary, started by the first test that needs it and
-// stopped by TestMain: both stacks, with the seeds' misconfiguration on
-// 3x, a 50 millicore CPU limit on oauth2-proxy (kube-auth-proxy's stand-in).
+// One lab per test binary, started by the first test that needs it and stopped
+// by TestMain: both stacks, with the migration reports' misconfiguration on 3x,
+// a 50 millicore CPU limit on oauth2-proxy (kube-auth-proxy's stand-in).
 var (
 	labDir  string
 	labErr  error
@@ -59,9 +60,7 @@ func needLab(t *testing.T) string {
 		_, labErr = lab.Open(labDir, processes.Platform{}).Up(ctx, lab.UpOptions{Out: os.Stderr, Supervisor: []string{os.Args[0], "-test.run=^$"},
 			Config: lab.Config{Stacks: []string{stacks.Stack2x, stacks.Stack3x}, Limits: []lab.Limit{{Component: stacks.OAuth2Proxy, MilliCPU: 50}}}})
 	})
-	if labErr != nil {
-		t.Fatalf("lab up failed: %v", labErr)
-	}
+	testenv.NeedLab(t, labErr)
 	return labDir
 }
 

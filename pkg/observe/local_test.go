@@ -89,8 +89,8 @@ func byName(us []results.ComponentUsage) map[string]results.ComponentUsage {
 	return out
 }
 
-// TestMonitorSeesThrottlingOfABusyLoopAt50m puts a busy loop under a 50m
-// limit, samples it as a cgroup and as a pid, and checks what the seeds
+// TestMonitorSeesThrottlingOfABusyLoopAt50m puts a busy loop under a 50m limit,
+// samples it as a cgroup and as a pid, and checks what the migration reports
 // missed: a low mean CPU, a high throttled ratio, and the diagnosis.
 func TestMonitorSeesThrottlingOfABusyLoopAt50m(t *testing.T) {
 	g := limitedGroup(t, 50)

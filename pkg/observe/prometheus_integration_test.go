@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/authbench/authbench/internal/testenv"
 	"github.com/authbench/authbench/pkg/plan"
 )
 
@@ -30,10 +31,7 @@ import (
 // The rate profile is read through its rate() (RangeOnly), so that path
 // stays covered.
 func TestPrometheusAgreesWithLocal(t *testing.T) {
-	bin, err := exec.LookPath("prometheus")
-	if err != nil {
-		t.Skip("prometheus not installed (apt-get install -y prometheus)")
-	}
+	bin := testenv.NeedTools(t, exec.LookPath, "apt-get install -y prometheus", "prometheus")[0]
 	burner := helper(t, "burn")
 	stdin, err := burner.StdinPipe()
 	if err != nil {
@@ -118,10 +116,7 @@ func TestPrometheusAgreesWithLocal(t *testing.T) {
 // low here and its baseline took in the load; read raw and split at the
 // window's edges it must agree with the local sampler within 10%.
 func TestPrometheusShortWindowAgrees(t *testing.T) {
-	bin, err := exec.LookPath("prometheus")
-	if err != nil {
-		t.Skip("prometheus not installed (apt-get install -y prometheus)")
-	}
+	bin := testenv.NeedTools(t, exec.LookPath, "apt-get install -y prometheus", "prometheus")[0]
 	burner := helper(t, "burn")
 	stdin, err := burner.StdinPipe()
 	if err != nil {

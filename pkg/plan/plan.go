@@ -39,7 +39,8 @@ type Plan struct {
 	Client Client `json:"client"`
 	// SLO, when set, is evaluated per target after the run.
 	SLO *SLO `json:"slo,omitempty"`
-	// Observe lists components to sample while the load runs (issue 4).
+	// Observe lists components to sample while the load runs, so that
+	// findings can name the component that saturates or throttles.
 	Observe []Component `json:"observe,omitempty"`
 	// SampleInterval is how often local components are read. Default 1s.
 	SampleInterval Duration `json:"sample_interval,omitempty"`
@@ -67,7 +68,8 @@ type Plan struct {
 	completed bool
 }
 
-// Prometheus says where and how to query container metrics (issue 4).
+// Prometheus says where and how to query container metrics, for
+// components that are not processes on this machine.
 type Prometheus struct {
 	// URL is the server's base URL, e.g. https://thanos-querier.example:9091.
 	// Required.
@@ -135,7 +137,7 @@ type Target struct {
 	// Layers is the architecture as an ordered list of names from the
 	// client inwards, e.g. [route, oauth-proxy, http-echo]. Only for reports.
 	Layers []string `json:"layers,omitempty"`
-	// Rungs are the entry points of each layer, for the ladder (issue 6):
+	// Rungs are the entry points of each layer, for the ladder:
 	// the same request sent to each layer from the inside out.
 	Rungs []Rung `json:"rungs,omitempty"`
 }
@@ -230,7 +232,7 @@ type SLO struct {
 	Throughput float64 `json:"throughput,omitempty"`
 }
 
-// Component is something to sample while the load runs (issue 4): a lab
+// Component is something to sample while the load runs: a lab
 // component, a pid, a process name or a cgroup path, or a Kubernetes container
 // for the Prometheus sampler.
 type Component struct {

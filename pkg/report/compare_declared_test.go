@@ -17,7 +17,7 @@ func TestCompareSaysWhatIsComparedOnPurpose(t *testing.T) {
 	const context = "layers route → oauth-proxy → http-echo (2.x) vs gateway → kube-auth-proxy → kube-rbac-proxy → http-echo (3x-lab); " +
 		`the Server header differs with the front layer: (none) vs "nginx/1.22.1"`
 	for _, silent := range []bool{false, true} {
-		a, b := cxSeed2x(), cxSeed2x()
+		a, b := cxReported2x(), cxReported2x()
 		b.Name = "3x-lab"
 		b.Plan.Targets[0].Layers = []string{"gateway", "kube-auth-proxy", "kube-rbac-proxy", "http-echo"}
 		b.Environment.Targets[0].Server = "nginx/1.22.1"

@@ -17,7 +17,8 @@ import (
 	"github.com/authbench/authbench/pkg/store"
 )
 
-// cxIter is one iteration of a comparison fixture, in the seeds' figures.
+// cxIter is one iteration of a comparison fixture, in the migration reports'
+// figures.
 type cxIter struct {
 	p50, p75, p95, p99, mean, max, rps float64
 	forbidden, timeouts                int64
@@ -35,7 +36,7 @@ const (
 )
 
 // cxRun builds a closed-loop run of 10,000 requests per iteration at
-// concurrency 50, as the seeds' hey runs.
+// concurrency 50, as the migration reports' hey runs.
 func cxRun(name, url, server, body string, start time.Time, layers []string, its []cxIter) *results.Run {
 	const n = 10000
 	run := &results.Run{
@@ -87,7 +88,7 @@ func cxComponent(name, role string, cpu, mem, limit, throttled float64, r result
 	return u
 }
 
-func cxSeed2x() *results.Run {
+func cxReported2x() *results.Run {
 	r := cxRun("2.x", "https://echo-server-2x-opendatahub.apps.rosa.w7y7v5e1p9h9x1c.p3.openshiftapps.com/", "", cxEcho, cxOct23,
 		[]string{"route", "oauth-proxy", "http-echo"}, []cxIter{
 			{51, 55, 68, 82, 52, 256, 892, 0, 0},
@@ -106,7 +107,7 @@ func cxSeed2x() *results.Run {
 	return r
 }
 
-func cxSeed3x() *results.Run {
+func cxReported3x() *results.Run {
 	r := cxRun("3.x", "https://data-science-gateway.apps.rosa.f3d4c3l4i5u4x1v.fcu6.p3.openshiftapps.com/echo", "", cxEcho, cxNov17,
 		[]string{"gateway", "kube-auth-proxy", "kube-rbac-proxy", "http-echo"}, []cxIter{
 			{1596, 2170, 3121, 3990, 1680, 5145, 29.45, 2, 0},
@@ -126,9 +127,9 @@ func cxSeed3x() *results.Run {
 	return r
 }
 
-// cxSeedOct is the seeds' October run against nginx (002): 113 timeouts
-// in iteration 5.
-func cxSeedOct() *results.Run {
+// cxReportedOct is the migration reports' October run against nginx (002): 113
+// timeouts in iteration 5.
+func cxReportedOct() *results.Run {
 	return cxRun("oct-15", "https://data-science-gateway.apps.rosa.b9q3t4p8k3y8k9a.vzrg.p3.openshiftapps.com/echo", "nginx", cxNginx, cxOct15,
 		[]string{"gateway", "kube-auth-proxy", "kube-rbac-proxy", "nginx"}, []cxIter{
 			{2610, 2700, 2750, 2830, 2600, 3900, 19.08, 0, 0},

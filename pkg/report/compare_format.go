@@ -8,11 +8,12 @@ import (
 	"github.com/authbench/authbench/pkg/analyze"
 )
 
-// barWidth is the length of the longest text bar, as in the seeds' charts.
+// barWidth is the length of the longest text bar, as in the migration reports'
+// charts.
 const barWidth = 50
 
-// barChar is a full block; the seeds' bars were this character mangled by
-// a wrong encoding, so tests check the bytes are valid UTF-8.
+// barChar is a full block; the migration reports' bars were this character
+// mangled by a wrong encoding, so tests check the bytes are valid UTF-8.
 const barChar = "█"
 
 // textBars draws one bar per label, scaled to the largest value, with the
@@ -56,7 +57,7 @@ func cmpSignedMs(ms float64) string {
 // cmpRate prints a throughput in requests per second.
 func cmpRate(v float64) string { return analyze.FormatRate(v) + " req/s" }
 
-// cmpDuration prints seconds as the seeds do: "53.7 s", "28.7 min".
+// cmpDuration prints seconds as the migration reports do: "53.7 s", "28.7 min".
 func cmpDuration(s float64) string {
 	switch {
 	case s <= 0:
@@ -149,7 +150,7 @@ func mdRow(b *strings.Builder, cells ...string) {
 }
 
 // mdHeader writes a table header and its separator, dashes as wide as
-// each heading as the seeds have them.
+// each heading as the migration reports have them.
 func mdHeader(b *strings.Builder, cells ...string) {
 	mdRow(b, cells...)
 	seps := make([]string, len(cells))

@@ -7,12 +7,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/authbench/authbench/internal/testenv"
 	"github.com/authbench/authbench/pkg/store"
 )
 
 func fp(v float64) *float64 { return &v }
 
-// cxHistory is the seeds' "October vs November" 3.x gateway, plus a
+// cxHistory is the migration reports' "October vs November" 3.x gateway, plus a
 // wrk import without P95 and the 2.x route.
 func cxHistory() []store.HistoryRow {
 	return []store.HistoryRow{
@@ -32,7 +33,7 @@ func TestHistoryTextGolden(t *testing.T) {
 	if err := HistoryText(&b, cxHistory()); err != nil {
 		t.Fatal(err)
 	}
-	checkGolden(t, "compare/history.txt", b.Bytes())
+	testenv.Golden(t, "testdata/compare/history.txt", b.Bytes())
 }
 
 func TestHistoryTextContent(t *testing.T) {

@@ -11,13 +11,12 @@ import (
 	"github.com/authbench/authbench/pkg/results"
 )
 
-// CompareMarkdown writes a comparison in the layout of the seeds' hand-made
-// comparisons: what is compared on purpose and warnings first, then an
-// executive summary, test
-// configuration and environments, configuration differences, detailed
-// latency/throughput tables with Difference columns and text bar charts,
-// per-iteration side-by-side tables, significance, success rate and error
-// analysis, resources, and data sources.
+// CompareMarkdown writes a comparison in the layout of the migration reports'
+// hand-made comparisons: what is compared on purpose and warnings first, then
+// an executive summary, test configuration and environments, configuration
+// differences, detailed latency/throughput tables with Difference columns and
+// text bar charts, per-iteration side-by-side tables, significance, success
+// rate and error analysis, resources, and data sources.
 func CompareMarkdown(w io.Writer, c *analyze.Comparison) error {
 	if c == nil || len(c.Sides) < 2 {
 		return errors.New("writing comparison: nothing to compare")

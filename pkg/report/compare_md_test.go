@@ -7,6 +7,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/authbench/authbench/internal/testenv"
 	"github.com/authbench/authbench/pkg/analyze"
 	"github.com/authbench/authbench/pkg/importer"
 	"github.com/authbench/authbench/pkg/results"
@@ -31,9 +32,9 @@ func cxCases() []struct {
 		runs func() []*results.Run
 		opts analyze.CompareOptions
 	}{
-		{"2x-vs-3x", func() []*results.Run { return []*results.Run{cxSeed2x(), cxSeed3x()} }, analyze.CompareOptions{}},
-		{"oct-vs-nov", func() []*results.Run { return []*results.Run{cxSeedOct(), cxSeed3x()} }, analyze.CompareOptions{}},
-		{"three-way", func() []*results.Run { return []*results.Run{cxSeed2x(), cxSeed3x(), cxSeedOct()} }, analyze.CompareOptions{Baseline: "3.x"}},
+		{"2x-vs-3x", func() []*results.Run { return []*results.Run{cxReported2x(), cxReported3x()} }, analyze.CompareOptions{}},
+		{"oct-vs-nov", func() []*results.Run { return []*results.Run{cxReportedOct(), cxReported3x()} }, analyze.CompareOptions{}},
+		{"three-way", func() []*results.Run { return []*results.Run{cxReported2x(), cxReported3x(), cxReportedOct()} }, analyze.CompareOptions{Baseline: "3.x"}},
 	}
 }
 
@@ -41,14 +42,14 @@ func TestCompareMarkdownGolden(t *testing.T) {
 	for _, tc := range cxCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			md := renderCompare(t, cxCompare(t, tc.runs(), tc.opts))
-			checkGolden(t, "compare/"+tc.name+".md", []byte(md))
+			testenv.Golden(t, "testdata/compare/"+tc.name+".md", []byte(md))
 		})
 	}
 }
 
 func TestCompareMarkdownLayout(t *testing.T) {
-	md := renderCompare(t, cxCompare(t, []*results.Run{cxSeed2x(), cxSeed3x()}, analyze.CompareOptions{}))
-	// The seeds' section order.
+	md := renderCompare(t, cxCompare(t, []*results.Run{cxReported2x(), cxReported3x()}, analyze.CompareOptions{}))
+	// The migration reports' section order.
 	order := []string{
 		"# Performance Comparison: 2.x vs 3.x",
 		"> ⚠️ **These runs are not directly comparable.**",
@@ -102,9 +103,10 @@ func TestCompareMarkdownLayout(t *testing.T) {
 }
 
 // TestCompareMarkdownBars checks the text charts: proper UTF-8 blocks (the
-// seeds' were mojibake), the longest bar at full width, the ratio shown.
+// migration reports' were mojibake), the longest bar at full width, the ratio
+// shown.
 func TestCompareMarkdownBars(t *testing.T) {
-	md := renderCompare(t, cxCompare(t, []*results.Run{cxSeed2x(), cxSeed3x()}, analyze.CompareOptions{}))
+	md := renderCompare(t, cxCompare(t, []*results.Run{cxReported2x(), cxReported3x()}, analyze.CompareOptions{}))
 	if !utf8.ValidString(md) || strings.Contains(md, "â–") {
 		t.Fatal("output is not clean UTF-8")
 	}
@@ -122,7 +124,7 @@ func TestCompareMarkdownBars(t *testing.T) {
 }
 
 func TestCompareMarkdownWarnsAtTop(t *testing.T) {
-	md := renderCompare(t, cxCompare(t, []*results.Run{cxSeedOct(), cxSeed3x()}, analyze.CompareOptions{}))
+	md := renderCompare(t, cxCompare(t, []*results.Run{cxReportedOct(), cxReported3x()}, analyze.CompareOptions{}))
 	warn := strings.Index(md, "Different backend")
 	summary := strings.Index(md, "## Executive Summary")
 	if warn < 0 || warn > summary {
@@ -137,7 +139,7 @@ func TestCompareMarkdownWarnsAtTop(t *testing.T) {
 }
 
 func TestCompareMarkdownWithinNoise(t *testing.T) {
-	a, b := cxSeed2x(), cxSeed2x()
+	a, b := cxReported2x(), cxReported2x()
 	b.Name = "2.x-rerun"
 	for i := range b.Results {
 		j := (i + 1) % len(a.Results)
@@ -158,7 +160,7 @@ func TestCompareMarkdownWithinNoise(t *testing.T) {
 }
 
 func TestCompareMarkdownNoSecrets(t *testing.T) {
-	a, b := cxSeed2x(), cxSeed3x()
+	a, b := cxReported2x(), cxReported3x()
 	a.Plan.Targets[0].URL += "?access_token=" + secretQuery
 	a.Environment.Targets[0].URL = a.Plan.Targets[0].URL
 	b.Plan.Targets[0].Headers = fxSecretHeaders()
@@ -176,7 +178,7 @@ func TestCompareMarkdownErrors(t *testing.T) {
 	if err := CompareMarkdown(&bytes.Buffer{}, nil); err == nil {
 		t.Error("nil comparison: want an error")
 	}
-	c := cxCompare(t, []*results.Run{cxSeed2x(), cxSeed3x()}, analyze.CompareOptions{})
+	c := cxCompare(t, []*results.Run{cxReported2x(), cxReported3x()}, analyze.CompareOptions{})
 	if err := CompareMarkdown(brokenWriter{}, c); err == nil || !strings.Contains(err.Error(), "disk full") {
 		t.Errorf("write error = %v", err)
 	}
@@ -185,7 +187,7 @@ func TestCompareMarkdownErrors(t *testing.T) {
 // TestCompareMarkdownImported compares a hey import with a wrk import: what
 // a tool did not measure reads "not measured", never a zero or NaN.
 func TestCompareMarkdownImported(t *testing.T) {
-	hey, err := importer.Hey([]string{"../importer/testdata/hey-seed-3x.log"}, "hey-3.x")
+	hey, err := importer.Hey([]string{"../importer/testdata/hey-report-3x.log"}, "hey-3.x")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +196,7 @@ func TestCompareMarkdownImported(t *testing.T) {
 		t.Fatal(err)
 	}
 	md := renderCompare(t, cxCompare(t, []*results.Run{hey, wrk}, analyze.CompareOptions{}))
-	checkGolden(t, "compare/imported.md", []byte(md))
+	testenv.Golden(t, "testdata/compare/imported.md", []byte(md))
 	for _, want := range []string{
 		"| **P95** | 3.16 s | not measured | not measured |",
 		"hey-3.x was imported from hey output",

@@ -40,7 +40,7 @@ func TestCurvesFromRun(t *testing.T) {
 // ladder's waterfall, ids unique, links kept, secrets scrubbed.
 func TestDemoHTML(t *testing.T) {
 	secret := "s3cr3t-token-value"
-	r2, r3 := cxSeed2x(), cxSeed3x()
+	r2, r3 := cxReported2x(), cxReported3x()
 	r3.Plan.Targets[0].Headers = []plan.Header{{Name: "Authorization", Value: "Bearer " + secret}}
 	c := cxCompare(t, []*results.Run{r2, r3}, analyze.CompareOptions{})
 	curve := []Curve{{Target: "lab-2x", Capacity: 200, FirstFail: 220,

@@ -160,7 +160,7 @@ func browserPages(t *testing.T) map[string]struct {
 			return RunHTML(b, run, tl, hists...)
 		}, allCharts},
 		"imported.html": {func(b *bytes.Buffer) error {
-			run := cxSeed2x()
+			run := cxReported2x()
 			run.Imported = &results.Import{Tool: "hey", Files: []string{"2x.log"}}
 			run.Results = run.Results[:1] // one iteration: one bar per chart
 			run.Results[0].Components = nil

@@ -155,7 +155,7 @@ func compareCharts(c *analyze.Comparison, labels []string) []chart {
 }
 
 // LayerCost is one layer's share of the latency, for the ladder's
-// waterfall (issue 6). Measured is false for an estimate.
+// waterfall. Measured is false for an estimate.
 type LayerCost struct {
 	Layer    string
 	Ms       float64

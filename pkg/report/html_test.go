@@ -17,12 +17,12 @@ import (
 
 var allCharts = []string{ChartSpectrum, ChartIterationP50, ChartIterationP95, ChartThroughputTime, ChartLatencyTime, ChartComponentCPU, ChartComponentMem}
 
-// cxHTMLComparison builds the seeds' 2.x vs 3.x with histograms and
+// cxHTMLComparison builds the migration reports' 2.x vs 3.x with histograms and
 // timelines written to run directories, as `authbench compare` sees them.
 func cxHTMLComparison(t *testing.T) *analyze.Comparison {
 	t.Helper()
 	dir := t.TempDir()
-	a, b := cxSeed2x(), cxSeed3x()
+	a, b := cxReported2x(), cxReported3x()
 	da, db := cxRunDir(t, dir, a, 1), cxRunDir(t, dir, b, 2)
 	ra, err := store.Read(da)
 	if err != nil {
@@ -39,7 +39,7 @@ func cxHTMLComparison(t *testing.T) *analyze.Comparison {
 // cxHTMLRun is the 2.x run with its histograms and timeline loaded back.
 func cxHTMLRun(t *testing.T) (*results.Run, *results.Timeline, []analyze.Histogram) {
 	t.Helper()
-	dir := cxRunDir(t, t.TempDir(), cxSeed2x(), 1)
+	dir := cxRunDir(t, t.TempDir(), cxReported2x(), 1)
 	run, err := store.Read(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -147,7 +147,7 @@ func TestCompareHTML(t *testing.T) {
 	if got := seriesLabels(spectrum); !slices.Equal(got, []string{"2.x", "3.x"}) {
 		t.Errorf("spectrum series = %q, want one per side", got)
 	}
-	// 1/(1-q) reaches 1000 (99.9%) with the seeds' request counts.
+	// 1/(1-q) reaches 1000 (99.9%) with the migration reports' request counts.
 	if xs := spectrum.Series[0].X; len(xs) == 0 || xs[len(xs)-1] < 999 {
 		t.Errorf("spectrum does not reach the tail: %v", xs)
 	}
@@ -227,7 +227,7 @@ func TestNumbersJSON(t *testing.T) {
 }
 
 func TestRunHTMLImportedSaysWhatIsMissing(t *testing.T) {
-	run := cxSeed2x()
+	run := cxReported2x()
 	run.Imported = &results.Import{Tool: "hey", Files: []string{"2x.log"}}
 	for i := range run.Results {
 		run.Results[i].Components = nil

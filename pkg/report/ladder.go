@@ -13,10 +13,10 @@ import (
 const LatencyBreakdownHeading = "Latency Breakdown"
 
 // LatencyBreakdown writes the ladder's "Latency Breakdown" section of
-// summary.md in the seeds' format — one bullet per layer from the client
-// inwards, the unattributed remainder, the auth stack's overhead — with
-// measured figures and their intervals, then a table of every percentile,
-// the gateway's own timings and the notes on reading the figures.
+// summary.md in the migration reports' format — one bullet per layer from the
+// client inwards, the unattributed remainder, the auth stack's overhead — with
+// measured figures and their intervals, then a table of every percentile, the
+// gateway's own timings and the notes on reading the figures.
 func LatencyBreakdown(w io.Writer, l *results.Ladder) error {
 	if l == nil {
 		return nil

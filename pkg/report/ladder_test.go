@@ -6,12 +6,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/authbench/authbench/internal/testenv"
 	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/results"
 )
 
-// ladderFixture is a 3x ladder with oauth2-proxy throttled, as the seeds'
-// 50m CPU limit left it: the ext_authz layer dominates and limits capacity.
+// ladderFixture is a 3x ladder with oauth2-proxy throttled, as the migration
+// reports' 50m CPU limit left it: the ext_authz layer dominates and limits
+// capacity.
 func ladderFixture() *results.Ladder {
 	q := func(a, b, c float64) results.LadderQuantiles { return results.LadderQuantiles{P50: a, P95: b, P99: c} }
 	ci := func(v results.LadderQuantiles, w float64) results.LadderIntervals {
@@ -51,7 +53,7 @@ func TestLatencyBreakdownGolden(t *testing.T) {
 	if err := LatencyBreakdown(&b, ladderFixture()); err != nil {
 		t.Fatal(err)
 	}
-	checkGolden(t, "ladder/breakdown.md", b.Bytes())
+	testenv.Golden(t, "testdata/ladder/breakdown.md", b.Bytes())
 	for _, want := range []string{
 		"#### lab-3x Latency Breakdown (Total: 61.2 ms P95, measured end to end)",
 		"- **oauth2-proxy (ext_authz):** 55.3 ms P95 [55.1 ms, 55.5 ms] (90% of total)",
@@ -69,7 +71,7 @@ func TestLadderTextGolden(t *testing.T) {
 	if err := LadderText(&b, ladderFixture(), "runs/20250101T000000Z-ladder-lab-3x"); err != nil {
 		t.Fatal(err)
 	}
-	checkGolden(t, "ladder/text.txt", b.Bytes())
+	testenv.Golden(t, "testdata/ladder/text.txt", b.Bytes())
 }
 
 func TestLadderHTML(t *testing.T) {

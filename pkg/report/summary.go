@@ -96,7 +96,7 @@ func (s *summaryWriter) document() {
 	s.header()
 	s.heading(2, "Test Configuration")
 	if len(s.targets) == 1 {
-		// The seeds' order: where, how much, with what, then auth.
+		// The migration reports' order: where, how much, with what, then auth.
 		s.targetURL(s.targets[0])
 		s.loadConfig()
 		s.targetDetails(s.targets[0])

@@ -57,7 +57,8 @@ func lat(l results.Latency, v float64) string {
 	return fmtLatency(v)
 }
 
-// successCell is "99.87% (9987/10000)", counts unseparated as in the seeds.
+// successCell is "99.87% (9987/10000)", counts unseparated as in the migration
+// reports.
 func successCell(ok, total int64) string {
 	if total <= 0 {
 		return "n/a (0 requests)"

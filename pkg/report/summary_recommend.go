@@ -5,8 +5,8 @@ import (
 	"github.com/authbench/authbench/pkg/results"
 )
 
-// recommendations writes the seeds' Recommendations section: SLA targets
-// from the measured percentiles, and capacity and resource sizing from
+// recommendations writes the migration reports' Recommendations section: SLA
+// targets from the measured percentiles, and capacity and resource sizing from
 // run.json's capacity plan.
 func (s *summaryWriter) recommendations(t targetRun) {
 	capPlan := s.capacityFor(t.name)

@@ -45,10 +45,10 @@ func (c *componentRuns) pick(f func(results.ComponentUsage) float64) analyze.Var
 	return describe(xs)
 }
 
-// resources writes the seeds' per-component tables: at start, during load
-// (the range of per-iteration means) and peak, then limit, throttling and
-// CPU per request — the figure that compares across runs of different
-// throughput, unlike absolute cores.
+// resources writes the migration reports' per-component tables: at start,
+// during load (the range of per-iteration means) and peak, then limit,
+// throttling and CPU per request — the figure that compares across runs of
+// different throughput, unlike absolute cores.
 func (s *summaryWriter) resources(t targetRun) {
 	comps := groupComponents(t.results)
 	host := hostBusyLine(t.results)
@@ -103,7 +103,7 @@ func limitOf(c *componentRuns) string {
 	return fmtRange(st.Min, st.Max, fmtCores)
 }
 
-// componentTable is the seeds' At Start | During Load | Peak table.
+// componentTable is the migration reports' At Start | During Load | Peak table.
 func (s *summaryWriter) componentTable(c *componentRuns) {
 	first := c.usage[0]
 	during := "per-iteration mean"

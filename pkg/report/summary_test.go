@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/authbench/authbench/internal/testenv"
 	"github.com/authbench/authbench/pkg/analyze"
 	"github.com/authbench/authbench/pkg/results"
 )
@@ -31,7 +32,7 @@ func TestSummaryGolden(t *testing.T) {
 			if m := badNumbers.FindString(out); m != "" {
 				t.Errorf("summary contains %q", m)
 			}
-			checkGolden(t, "summary/"+f.name+".md", []byte(out))
+			testenv.Golden(t, "testdata/summary/"+f.name+".md", []byte(out))
 		})
 	}
 }
@@ -101,7 +102,7 @@ func TestSummaryStructure(t *testing.T) {
 		run  *results.Run
 		want []string // in order, not necessarily adjacent
 	}{
-		{"single target follows the seeds", fxClosedRun(), []string{
+		{"single target follows the migration reports", fxClosedRun(), []string{
 			"# oauth-2x Benchmark Summary", "## Test Configuration", "## Architecture Tested", "## Latency Results",
 			"### Performance Summary", "### Key Metrics", "### Performance Stability", "## Errors", "## SLO Results",
 			"## Resource Utilization", "### oauth-proxy (auth-proxy)", "## Findings", "## Lab Components",

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/authbench/authbench/internal/testenv"
 )
 
 func TestTextGolden(t *testing.T) {
@@ -16,7 +18,7 @@ func TestTextGolden(t *testing.T) {
 			if m := badNumbers.FindString(b.String()); m != "" {
 				t.Errorf("text contains %q", m)
 			}
-			checkGolden(t, "text/"+f.name+".txt", []byte(b.String()))
+			testenv.Golden(t, "testdata/text/"+f.name+".txt", []byte(b.String()))
 		})
 	}
 }

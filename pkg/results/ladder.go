@@ -2,7 +2,7 @@ package results
 
 import "github.com/authbench/authbench/pkg/plan"
 
-// Layer kinds of a ladder (issue 6).
+// Layer kinds of a ladder.
 const (
 	// LayerInline is a layer that forwards to the layers inside it: its
 	// rung's latency includes theirs.

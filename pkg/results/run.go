@@ -49,10 +49,10 @@ type Run struct {
 	Environment Environment `json:"environment"`
 	// Results has one entry per target x iteration, in execution order.
 	Results []Result `json:"results"`
-	// Findings are the diagnosis (issue 4); SLO the objective checks.
+	// Findings are the diagnosis; SLO the objective checks.
 	Findings []Finding  `json:"findings,omitempty"`
 	SLO      []SLOCheck `json:"slo,omitempty"`
-	// Capacity is the sizing advice per target (issue 4).
+	// Capacity is the sizing advice per target.
 	Capacity []Capacity `json:"capacity,omitempty"`
 	// Lab describes the local lab the run targeted, if any.
 	Lab *Lab `json:"lab,omitempty"`
@@ -60,7 +60,7 @@ type Run struct {
 	// did not sample (not running, not named, or every component
 	// unreachable), so its resource figures are missing.
 	UnobservedLab *UnobservedLab `json:"unobserved_lab,omitempty"`
-	// Ladder is the layer-by-layer attribution of a ladder run (issue 6);
+	// Ladder is the layer-by-layer attribution of a ladder run;
 	// its Results are then one per rung x round.
 	Ladder *Ladder `json:"ladder,omitempty"`
 	// Files lists the files of the run directory, relative to it.
@@ -138,13 +138,14 @@ type Result struct {
 	Phases       Phases            `json:"phases_ms"`
 	// HistogramFile is the .hlog file, relative to the run directory.
 	HistogramFile string `json:"histogram_file,omitempty"`
-	// Components are resource samples per component (issue 4).
+	// Components are resource samples per component.
 	Components []ComponentUsage `json:"components,omitempty"`
 	// Pods, when the load came from pods (run --pods), is the per-pod
 	// table and coverage. Default nil: load from this process.
 	Pods *PodExecution `json:"pods,omitempty"`
 	// APIServer counts the API server's TokenReviews and SARs during the
-	// iteration (issue 15), when a review counter was given.
+	// iteration, when a review counter was given: each review is an API
+	// server round trip the auth chain pays for.
 	APIServer *APIServerReviews `json:"apiserver,omitempty"`
 	// Host is the whole host's CPU over the phase, when /proc/stat could
 	// be read. Default nil.
@@ -216,7 +217,7 @@ type Point struct {
 	P99        float64 `json:"p99_ms"`
 }
 
-// Finding is one diagnosis (issue 4): kind, how serious, which component,
+// Finding is one diagnosis: kind, how serious, which component,
 // the numbers from this run that show it, and what to do.
 type Finding struct {
 	Kind      string `json:"kind"`
@@ -242,7 +243,7 @@ type SLOCheck struct {
 }
 
 // Capacity is sizing advice for one target, from its measured throughput
-// and its components' measured CPU and memory (issue 4).
+// and its components' measured CPU and memory.
 type Capacity struct {
 	Target string `json:"target"`
 	// PerReplicaRPS is the mean throughput measured, taken as what one
@@ -284,8 +285,8 @@ type ResourceAdvice struct {
 	Throttled bool `json:"throttled,omitempty"`
 }
 
-// ComponentUsage is what one component used during one result's window
-// (issue 4). CPU is in cores, memory in bytes.
+// ComponentUsage is what one component used during one result's window.
+// CPU is in cores, memory in bytes.
 type ComponentUsage struct {
 	Name            string  `json:"name"`
 	Role            string  `json:"role,omitempty"`

@@ -70,8 +70,8 @@ func checkLimit(t *testing.T, recorded string, cores float64) {
 	}
 }
 
-// TestLiveLimitThrottlesOAuth2Proxy is the seeds' misconfiguration as a
-// what-if on the running lab: the same closed-loop load through the 3x
+// TestLiveLimitThrottlesOAuth2Proxy is the migration reports' misconfiguration
+// as a what-if on the running lab: the same closed-loop load through the 3x
 // stack, without and then with a 50m CPU limit on oauth2-proxy, put on and
 // lifted live with Lab.SetLimit.
 func TestLiveLimitThrottlesOAuth2Proxy(t *testing.T) {

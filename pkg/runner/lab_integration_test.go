@@ -1,6 +1,6 @@
 //go:build integration
 
-// The proofs of issue 4 against the real lab: runner.Run drives load
+// Sampling and diagnosis checked against the real lab: runner.Run drives load
 // through the 3x stack (nginx -> oauth2-proxy as ext_authz -> kube-rbac-proxy
 // -> http-echo, Keycloak tokens) and the findings, resources and token
 // handling in run.json are checked against what the lab really did.
@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/authbench/authbench/internal/testenv"
 	"github.com/authbench/authbench/pkg/auth"
 	"github.com/authbench/authbench/pkg/lab"
 	"github.com/authbench/authbench/pkg/lab/install"
@@ -47,8 +48,7 @@ var labTools = []string{"etcd", "kube-apiserver", "keycloak", "java", "http-echo
 var (
 	labDir   string
 	labState *lab.State
-	labErr   error  // the lab failed to start
-	labSkip  string // tools are missing: skip, do not fail
+	labErr   error // the lab failed to start, or its tools are missing (skip)
 	runsDir  string
 	// expired is alice's access token, obtained right after the lab
 	// started and never sent anywhere while valid, so no cache has seen it.
@@ -65,11 +65,8 @@ func TestMain(m *testing.M) {
 }
 
 func runWithLab(m *testing.M) int {
-	for _, tool := range labTools {
-		if _, err := install.ToolPath(tool); err != nil {
-			labSkip = fmt.Sprintf("the lab's tools are not installed (`make lab` installs them): %v", err)
-			return m.Run()
-		}
+	if _, labErr = testenv.FindTools(install.ToolPath, "`make lab` installs it", labTools...); labErr != nil {
+		return m.Run()
 	}
 	var err error
 	if runsDir, err = os.MkdirTemp("", "authbench-runner-integration-"); err != nil {
@@ -101,12 +98,7 @@ func runWithLab(m *testing.M) int {
 
 func needLab(t *testing.T) *lab.State {
 	t.Helper()
-	if labSkip != "" {
-		t.Skip(labSkip)
-	}
-	if labErr != nil {
-		t.Fatalf("lab up failed: %v", labErr)
-	}
+	testenv.NeedLab(t, labErr)
 	return labState
 }
 

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/authbench/authbench/internal/testenv"
 	"github.com/authbench/authbench/pkg/observe"
 	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/stacks"
@@ -30,10 +31,7 @@ import (
 // reports for oauth2-proxy with what the local sampler read from its cgroup.
 func TestPrometheusAgreesWithLocalOnOAuth2Proxy(t *testing.T) {
 	st := needLab(t)
-	bin, err := exec.LookPath("prometheus")
-	if err != nil {
-		t.Skip("prometheus not installed (apt-get install -y prometheus)")
-	}
+	bin := testenv.NeedTools(t, exec.LookPath, "apt-get install -y prometheus", "prometheus")[0]
 	port, ok := st.Ports[stacks.PortOAuth2ProxyMetrics]
 	if !ok {
 		t.Fatalf("the lab exposes no %s port: %v", stacks.PortOAuth2ProxyMetrics, st.Ports)

@@ -6,7 +6,7 @@ import (
 	"github.com/authbench/authbench/pkg/plan"
 )
 
-// executionSpec runs the load from pods of a Kubernetes Job (issue 12):
+// executionSpec runs the load from pods of a Kubernetes Job:
 //
 //	execution: {pods: 3, namespace: load, image: registry.example/authbench:sha-...}
 type executionSpec struct {

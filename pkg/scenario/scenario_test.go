@@ -4,35 +4,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/authbench/authbench/internal/testenv"
 	"github.com/authbench/authbench/pkg/plan"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
-
-// golden compares got with the file at path, or rewrites it with -update.
-func golden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./pkg/scenario -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (go test ./pkg/scenario -update rewrites it)\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
-}
 
 // Every valid scenario loads, and its plan as recorded in run.json matches
 // the golden .json beside it. Absolute paths are written as $TESTDATA.
@@ -61,7 +41,7 @@ func TestValid(t *testing.T) {
 				t.Fatal(err)
 			}
 			got = append(bytes.ReplaceAll(got, []byte(abs), []byte("$TESTDATA")), '\n')
-			golden(t, strings.TrimSuffix(f, ".yaml")+".json", got)
+			testenv.Golden(t, strings.TrimSuffix(f, ".yaml")+".json", got)
 		})
 	}
 }
@@ -92,7 +72,7 @@ func TestInvalid(t *testing.T) {
 				}
 			}
 			got := strings.ReplaceAll(err.Error(), abs, "$TESTDATA")
-			golden(t, strings.TrimSuffix(f, ".yaml")+".err", []byte(got+"\n"))
+			testenv.Golden(t, strings.TrimSuffix(f, ".yaml")+".err", []byte(got+"\n"))
 		})
 	}
 }

@@ -1,14 +1,13 @@
 package cluster
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files")
+	"github.com/authbench/authbench/internal/testenv"
+)
 
 // TestRenderGolden renders every config of a cluster in a fixed directory
 // with fixed ports and compares with testdata/render/*.golden.
@@ -31,18 +30,7 @@ func TestRenderGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			path := filepath.Join("testdata", "render", golden+".golden")
-			if *update {
-				os.MkdirAll(filepath.Dir(path), 0o755)
-				os.WriteFile(path, got, 0o644)
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("reading golden file (run go test -update): %v", err)
-			}
-			if string(got) != string(want) {
-				t.Errorf("%s differs from %s:\n%s", rel, path, got)
-			}
+			testenv.Golden(t, "testdata/render/"+golden+".golden", got)
 		})
 	}
 	st, err := os.Stat(filepath.Join(dir, "kubeconfig"))

@@ -10,9 +10,9 @@ import (
 	"github.com/authbench/authbench/pkg/kube/manifests"
 )
 
-// SetCPULimit sets resources.limits.cpu of one container of a Deployment
-// (e.g. "50m"), or removes it when cpu is "" with the seeds' own JSON patch
-// (remove /spec/template/spec/containers/N/resources/limits/cpu), then
+// SetCPULimit sets resources.limits.cpu of one container of a Deployment (e.g.
+// "50m"), or removes it when cpu is "" with the migration reports' own JSON
+// patch (remove /spec/template/spec/containers/N/resources/limits/cpu), then
 // waits for the new pod to be available.
 func SetCPULimit(ctx context.Context, c *Client, namespace, deployment, container, cpu string) error {
 	d := manifests.Object{"apiVersion": "apps/v1", "kind": "Deployment",

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/authbench/authbench/internal/testenv"
 	"github.com/authbench/authbench/pkg/lab"
 	"github.com/authbench/authbench/pkg/lab/install"
 	"github.com/authbench/authbench/pkg/lab/platform/processes"
@@ -28,11 +29,8 @@ const oidcLifespan = 20 * time.Second
 // lives, gets no 401; the grant's credentials reach the pods only in the
 // Secret and are in no object, log or file.
 func (e *env) oidcRefresh(t *testing.T) {
-	for _, tool := range []string{"keycloak", "java", "oauth2-proxy", "nginx", "kube-rbac-proxy", "etcd", "kube-apiserver"} {
-		if _, err := install.ToolPath(tool); err != nil {
-			t.Skipf("the lab's tools are not installed: %v", err)
-		}
-	}
+	testenv.NeedTools(t, install.ToolPath, "`make lab` installs it",
+		"keycloak", "java", "oauth2-proxy", "nginx", "kube-rbac-proxy", "etcd", "kube-apiserver")
 	// A lasting dir keeps Keycloak's database from one test run to the
 	// next (its schema takes a minute to create on 2 cores).
 	dir := filepath.Join(install.CacheDir(), "lab-pods-integration")

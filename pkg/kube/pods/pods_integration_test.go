@@ -16,6 +16,7 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/authbench/authbench/internal/testenv"
 	"github.com/authbench/authbench/pkg/auth"
 	"github.com/authbench/authbench/pkg/image"
 	"github.com/authbench/authbench/pkg/kube/cluster"
@@ -71,10 +72,7 @@ func setup(t *testing.T) *env {
 
 // startEcho runs http-echo on a free loopback port until the test ends.
 func startEcho(t *testing.T) string {
-	bin, err := install.ToolPath("http-echo")
-	if err != nil {
-		t.Skipf("http-echo not installed: %v", err)
-	}
+	bin := testenv.NeedTools(t, install.ToolPath, "`make lab` installs it", "http-echo")[0]
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

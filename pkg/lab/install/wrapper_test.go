@@ -1,15 +1,11 @@
 package install
 
 import (
-	"bytes"
-	"flag"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite golden files under testdata/")
+	"github.com/authbench/authbench/internal/testenv"
+)
 
 // TestRenderWrapperGolden pins each tool's wrapper module: a change to a
 // version or replace shows up as a diff in testdata/wrapper/.
@@ -21,22 +17,7 @@ func TestRenderWrapperGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, f := range files {
-				golden := filepath.Join("testdata", "wrapper", tool.Name, f.Name+".golden")
-				if *update {
-					if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-						t.Fatal(err)
-					}
-					if err := os.WriteFile(golden, f.Data, 0o644); err != nil {
-						t.Fatal(err)
-					}
-				}
-				want, err := os.ReadFile(golden)
-				if err != nil {
-					t.Fatalf("reading golden file (run go test -update): %v", err)
-				}
-				if !bytes.Equal(f.Data, want) {
-					t.Errorf("%s differs from %s:\n%s", f.Name, golden, f.Data)
-				}
+				testenv.Golden(t, "testdata/wrapper/"+tool.Name+"/"+f.Name+".golden", f.Data)
 			}
 		})
 	}

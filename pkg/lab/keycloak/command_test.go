@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/authbench/authbench/internal/testenv"
 )
 
 func TestCommandGolden(t *testing.T) {
@@ -13,7 +15,7 @@ func TestCommandGolden(t *testing.T) {
 	for _, a := range args {
 		b.WriteString("  " + a + "\n")
 	}
-	golden(t, "command.txt", []byte(b.String()))
+	testenv.Golden(t, "testdata/command.txt", []byte(b.String()))
 }
 
 func TestCommandListensOnlyOnLoopbackHTTPS(t *testing.T) {

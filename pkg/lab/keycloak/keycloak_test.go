@@ -1,37 +1,14 @@
 package keycloak
 
 import (
-	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/authbench/authbench/internal/testenv"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
-
-// golden compares got with testdata/name, or rewrites it with -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("reading golden file (run with -update to create it): %v", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (run with -update if intended)\ngot:\n%s\nwant:\n%s", path, got, want)
-	}
-}
 
 // labConfig is a valid Config with fixed, fake paths and secrets.
 func labConfig() Config {
@@ -136,7 +113,7 @@ func TestRealmRepresentationGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "realm.json", append(b, '\n'))
+	testenv.Golden(t, "testdata/realm.json", append(b, '\n'))
 }
 
 func TestConfigHash(t *testing.T) {

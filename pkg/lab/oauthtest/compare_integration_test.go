@@ -53,10 +53,10 @@ func findLayer(l *results.Ladder, name string) results.LadderLayer {
 	return results.LadderLayer{Name: name + " (missing)"}
 }
 
-// OAuth against OIDC, as the seeds' next step asked: at one open-loop
-// rate, 3x-oauth with many users' tokens (each a cache miss: TokenReview
-// and SubjectAccessReview round trips) against 3x with a Keycloak JWT.
-// The comparison reports the difference with its significance, and the
+// OAuth against OIDC, as the migration reports' next step asked: at one
+// open-loop rate, 3x-oauth with many users' tokens (each a cache miss:
+// TokenReview and SubjectAccessReview round trips) against 3x with a Keycloak
+// JWT. The comparison reports the difference with its significance, and the
 // ladder of 3x-oauth at the same rate finds it in the ext_authz layer.
 func TestOAuthAgainstOIDC(t *testing.T) {
 	const rate = 100

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/authbench/authbench/internal/testenv"
 	"github.com/authbench/authbench/pkg/auth"
 	"github.com/authbench/authbench/pkg/lab"
 	"github.com/authbench/authbench/pkg/lab/install"
@@ -73,9 +74,7 @@ func labClient(ca string) (*http.Client, error) {
 
 func needLab(t *testing.T) *lab.State {
 	t.Helper()
-	if labErr != nil {
-		t.Fatalf("lab up failed: %v", labErr)
-	}
+	testenv.NeedLab(t, labErr)
 	return labState
 }
 

@@ -4,11 +4,11 @@
 // deploy` applies to a user's cluster (pkg/kube/manifests) with the lab
 // overlay: hostNetwork pods on free 127.0.0.1 ports.
 //
-// Keycloak stays outside the cluster, the external OIDC provider it is in
-// the seeds, but runs inside the cluster's PID and mount namespace (it is
-// started with nsenter once the namespace exists), so that a killed
-// supervisor ends it with the cluster. A Prometheus in the cluster scrapes
-// the kubelet's cAdvisor; the lab's scenario samples the pods through it.
+// Keycloak stays outside the cluster, the external OIDC provider it is in the
+// migration reports, but runs inside the cluster's PID and mount namespace (it
+// is started with nsenter once the namespace exists), so that a killed
+// supervisor ends it with the cluster. A Prometheus in the cluster scrapes the
+// kubelet's cAdvisor; the lab's scenario samples the pods through it.
 //
 // The composition root (pkg/cli) hands Platform{} to lab.Open.
 package kube

@@ -25,12 +25,12 @@ import (
 )
 
 // TestKubeLab is the kube lab end to end, as a user drives it: up with the
-// seeds' 50m limit on oauth2-proxy and a token pool, the auth chain of
-// every stack, 3x-oauth's reviews counted from the audit log, the
-// limit's quota in the pod's cgroup, a closed-loop run whose findings name
-// the throttling from cAdvisor's counters through Prometheus, the limit
-// lifted with the seeds' JSON patch, `kube deploy` against the lab's
-// cluster, and a down that leaves the host as it was.
+// migration reports' 50m limit on oauth2-proxy and a token pool, the auth chain
+// of every stack, 3x-oauth's reviews counted from the audit log, the limit's
+// quota in the pod's cgroup, a closed-loop run whose findings name the
+// throttling from cAdvisor's counters through Prometheus, the limit lifted with
+// the migration reports' JSON patch, `kube deploy` against the lab's cluster,
+// and a down that leaves the host as it was.
 func TestKubeLab(t *testing.T) {
 	before := snapshot(t)
 	dir, s := labUp(t, "--limit", "oauth2-proxy=50m", "--token-pool", strconv.Itoa(poolSize))

@@ -2,20 +2,16 @@ package processes
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 
+	"github.com/authbench/authbench/internal/testenv"
 	"github.com/authbench/authbench/pkg/lab"
 	"github.com/authbench/authbench/pkg/lab/install"
 	"github.com/authbench/authbench/pkg/stacks"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // goldenDir is the lab dir golden files are rendered for.
 const goldenDir = "/LAB"
@@ -66,45 +62,6 @@ func goldenBuilder(t *testing.T, set ...string) *builder {
 	return &builder{dir: goldenDir, cfg: cfg, ports: ports, certs: stacks.CertPaths(goldenDir), secrets: stacks.SecretPaths(goldenDir)}
 }
 
-func checkGolden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	file := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(file, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatalf("%v (run go test ./pkg/lab/platform/processes -update)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from %s (go test ./pkg/lab/platform/processes -update rewrites it):\n%s", name, file, diffLines(string(want), string(got)))
-	}
-}
-
-// diffLines shows the first differing lines, enough to see what changed.
-func diffLines(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := 0; i < len(w) || i < len(g); i++ {
-		var a, b string
-		if i < len(w) {
-			a = w[i]
-		}
-		if i < len(g) {
-			b = g[i]
-		}
-		if a != b {
-			return fmt.Sprintf("line %d:\n- %s\n+ %s", i+1, a, b)
-		}
-	}
-	return ""
-}
-
 func TestTemplatesGolden(t *testing.T) {
 	b := goldenBuilder(t, "all")
 	tests := []struct {
@@ -127,7 +84,7 @@ func TestTemplatesGolden(t *testing.T) {
 			if bytes.Contains(got, []byte("<no value>")) {
 				t.Errorf("%s has an unset field:\n%s", tt.golden, got)
 			}
-			checkGolden(t, tt.golden, got)
+			testenv.Golden(t, "testdata/"+tt.golden+".golden", got)
 		})
 	}
 }
@@ -163,7 +120,7 @@ func TestComponentsGolden(t *testing.T) {
 					}
 				}
 			}
-			checkGolden(t, "components-"+set, describeSpecs(specs))
+			testenv.Golden(t, "testdata/components-"+set+".golden", describeSpecs(specs))
 		})
 	}
 }
@@ -187,5 +144,5 @@ func TestScenarioGolden(t *testing.T) {
 			t.Errorf("scenario holds a secret value (%q)", secret)
 		}
 	}
-	checkGolden(t, "scenario.yaml", got)
+	testenv.Golden(t, "testdata/scenario.yaml.golden", got)
 }

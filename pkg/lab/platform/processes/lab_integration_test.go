@@ -24,6 +24,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/authbench/authbench/internal/testenv"
 	"github.com/authbench/authbench/pkg/auth"
 	"github.com/authbench/authbench/pkg/cgroup"
 	"github.com/authbench/authbench/pkg/lab"
@@ -33,8 +34,8 @@ import (
 	"github.com/authbench/authbench/pkg/stacks"
 )
 
-// The integration tests share one lab with both stacks and the seeds'
-// misconfiguration (oauth2-proxy limited to 50 millicores).
+// The integration tests share one lab with both stacks and the migration
+// reports' misconfiguration (oauth2-proxy limited to 50 millicores).
 var (
 	labDir   string
 	labState *lab.State
@@ -78,9 +79,7 @@ func runWithLab(m *testing.M) int {
 
 func needLab(t *testing.T) *lab.State {
 	t.Helper()
-	if labErr != nil {
-		t.Fatalf("lab up failed: %v", labErr)
-	}
+	testenv.NeedLab(t, labErr)
 	return labState
 }
 
