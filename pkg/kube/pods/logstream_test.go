@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/authbench/authbench/pkg/plan"
 )
 
 // stubAPI serves a pod's log as a list of streams, one per open, and the
@@ -56,7 +58,7 @@ func logLine(ts string, seq int) string {
 // it sent and whether it ended with gone.
 func followAll(t *testing.T, api *stubAPI) ([]int, bool) {
 	t.Helper()
-	e := &Executor{o: Options{Namespace: "ns", Log: io.Discard}, api: api, events: make(chan event, 100)}
+	e := &Executor{o: Options{Namespace: plan.MustNamespace("ns"), Log: io.Discard}, api: api, events: make(chan event, 100)}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	e.follow(ctx, 0, "p")
