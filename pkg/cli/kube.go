@@ -14,6 +14,7 @@ import (
 	"github.com/authbench/authbench/pkg/kube/cluster"
 	"github.com/authbench/authbench/pkg/kube/deploy"
 	"github.com/authbench/authbench/pkg/kube/manifests"
+	"github.com/authbench/authbench/pkg/plan"
 )
 
 func init() {
@@ -72,18 +73,23 @@ func runKube(cmd *cobra.Command, s streams, f kubeFlags, del bool) error {
 	if !slices.Contains(manifests.Stacks(), f.stack) {
 		return fmt.Errorf("--stack %q: want one of %s", f.stack, strings.Join(manifests.Stacks(), ", "))
 	}
+	ns, err := plan.ParseNamespace(f.namespace)
+	if err != nil {
+		return fmt.Errorf("--namespace %q: %w", f.namespace, err)
+	}
+	ns = ns.Or(plan.MustNamespace(manifests.DefaultNamespace))
 	c, err := deploy.FromKubeconfig(deploy.KubeconfigPath(f.kubeconfig))
 	if err != nil {
 		return err
 	}
-	o := deploy.StackOptions{Stack: f.stack, Namespace: f.namespace, Registry: f.registry, InstallCRDs: f.crds, DryRun: f.dryRun, NoWait: f.noWait}
+	o := deploy.StackOptions{Stack: f.stack, Namespace: ns, Registry: f.registry, InstallCRDs: f.crds, DryRun: f.dryRun, NoWait: f.noWait}
 	ctx := cmd.Context()
 	if del {
 		// Names are all a delete needs: no OIDC settings, images or certificate.
 		if err := deploy.DeleteStack(ctx, c, o); err != nil {
 			return err
 		}
-		fmt.Fprintf(s.out, "deleted stack %s from namespace %s\n", f.stack, f.namespace)
+		fmt.Fprintf(s.out, "deleted stack %s from namespace %s\n", f.stack, ns)
 		return nil
 	}
 	if o.OIDC, err = oidcFromFlags(f); err != nil {
