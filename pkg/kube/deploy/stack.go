@@ -11,9 +11,9 @@ import (
 
 // StackOptions say which stack to deploy and how.
 type StackOptions struct {
-	Stack     string // manifests.Stack2x, Stack3x or Stack3xOAuth
+	Stack     string         // manifests.Stack2x, Stack3x or Stack3xOAuth
 	Namespace plan.Namespace // default manifests.DefaultNamespace
-	Registry  string // image registry prefix; default image.DefaultRegistry
+	Registry  string         // image registry prefix; default image.DefaultRegistry
 	Lab       *manifests.Lab
 	OIDC      manifests.OIDC // the 3x stack's identity provider (3x only)
 	// InstallCRDs applies the minimal Route and HTTPRoute CRDs first (the
