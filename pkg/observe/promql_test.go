@@ -1,0 +1,82 @@
+package observe
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestEscapeLabelValue: each value escapes to the inside of a PromQL
+// string that reads back as the value, with no bare quote or newline.
+func TestEscapeLabelValue(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"authbench", "authbench"},
+		{"kube-auth-proxy-.*", "kube-auth-proxy-.*"},
+		{`app"} or vector(1) #`, `app\"} or vector(1) #`},
+		{`a\b`, `a\\b`},
+		{`\d+`, `\\d+`},
+		{"a\nb", `a\nb`},
+		{"a\rb\tc", `a\rb\tc`},
+		{"\x00", `\x00`},
+		{`\"`, `\\\"`},
+		{"", ""},
+	} {
+		t.Run(tc.in, func(t *testing.T) {
+			got := EscapeLabelValue(tc.in)
+			if got != tc.want {
+				t.Errorf("EscapeLabelValue(%q) = %s, want %s", tc.in, got, tc.want)
+			}
+			if back, err := strconv.Unquote(QuoteLabelValue(tc.in)); err != nil || back != tc.in {
+				t.Errorf("%s reads back as %q (%v), want %q", QuoteLabelValue(tc.in), back, err, tc.in)
+			}
+		})
+	}
+}
+
+// TestRenderEscapesComponents: hostile component values stay inside their
+// label values: outside its strings, each query is what a benign
+// component's is.
+func TestRenderEscapesComponents(t *testing.T) {
+	hostile := PromComponent{Name: `x"}`, Namespace: `app"} or vector(1) #`, Pod: `p"`, Container: "c\n"}
+	benign := PromComponent{Name: "x", Namespace: "app", Pod: "p", Container: "c"}
+	got, err := render(DefaultProfile(), hostile, DefaultRateInterval)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := render(DefaultProfile(), benign, DefaultRateInterval)
+	for i := range got {
+		g, err := outsideStrings(got[i].Query)
+		if err != nil {
+			t.Errorf("%s: %v", got[i].Query, err)
+		}
+		if w, _ := outsideStrings(want[i].Query); g != w {
+			t.Errorf("%s: the values changed the query's shape:\n%s\nwant\n%s", got[i].MetricName, g, w)
+		}
+	}
+}
+
+// outsideStrings is q with the contents of its double-quoted strings
+// removed, read as PromQL's lexer does (backslash escapes; no newline in
+// a string).
+func outsideStrings(q string) (string, error) {
+	var b strings.Builder
+	in := false
+	for i := 0; i < len(q); i++ {
+		switch c := q[i]; {
+		case in && c == '\\':
+			i++
+		case in && c == '\n':
+			return "", errors.New("newline inside a string")
+		case c == '"':
+			in = !in
+			b.WriteByte(c)
+		case !in:
+			b.WriteByte(c)
+		}
+	}
+	if in {
+		return "", errors.New("unterminated string")
+	}
+	return b.String(), nil
+}
