@@ -147,3 +147,11 @@ func CheckLabel(key, value string) error {
 	}
 	return nil
 }
+
+// CheckDNSLabel checks s as an RFC 1123 label, such as a container name.
+func CheckDNSLabel(s string) error {
+	if why := dns1123Label(s); why != "" {
+		return fmt.Errorf("not a valid RFC 1123 label: %s", why)
+	}
+	return nil
+}
