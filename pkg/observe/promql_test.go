@@ -80,3 +80,20 @@ func outsideStrings(q string) (string, error) {
 	}
 	return b.String(), nil
 }
+
+// FuzzEscapeLabelValue: any value, escaped into a label matcher, stays
+// one string that reads back as the value.
+func FuzzEscapeLabelValue(f *testing.F) {
+	for _, s := range []string{"app", `app"} or vector(1) #`, `\`, "\n", `\"`, "\xff", "é\u2028"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		q := `up{namespace="` + EscapeLabelValue(s) + `"}`
+		if got, err := outsideStrings(q); err != nil || got != `up{namespace=""}` {
+			t.Fatalf("%q escapes to %s: outside its string %q (%v)", s, q, got, err)
+		}
+		if back, err := strconv.Unquote(QuoteLabelValue(s)); err != nil || back != s {
+			t.Fatalf("%q reads back as %q (%v)", s, back, err)
+		}
+	})
+}
