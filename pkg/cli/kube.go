@@ -42,7 +42,7 @@ func newKubeApplyCmd(s streams, del bool) *cobra.Command {
 	var f kubeFlags
 	use, short := "deploy", "Apply a stack's objects server-side (idempotent) and wait for its Deployments"
 	if del {
-		use, short = "delete", "Delete a stack's objects (its namespace stays)"
+		use, short = "delete", "Delete a stack's objects, only those labelled as its own (its namespace stays)"
 	}
 	cmd := &cobra.Command{
 		Use: use, Short: short, Args: cobra.NoArgs,
