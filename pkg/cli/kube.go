@@ -14,6 +14,7 @@ import (
 	"github.com/authbench/authbench/pkg/kube/cluster"
 	"github.com/authbench/authbench/pkg/kube/deploy"
 	"github.com/authbench/authbench/pkg/kube/manifests"
+	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/stacks"
 )
 
@@ -42,7 +43,7 @@ func newKubeApplyCmd(s streams, del bool) *cobra.Command {
 	var f kubeFlags
 	use, short := "deploy", "Apply a stack's objects server-side (idempotent) and wait for its Deployments"
 	if del {
-		use, short = "delete", "Delete a stack's objects (its namespace stays)"
+		use, short = "delete", "Delete a stack's objects, only those labelled as its own (its namespace stays)"
 	}
 	cmd := &cobra.Command{
 		Use: use, Short: short, Args: cobra.NoArgs,
@@ -73,18 +74,23 @@ func runKube(cmd *cobra.Command, s streams, f kubeFlags, del bool) error {
 	if !slices.Contains(stacks.Names(), f.stack) {
 		return fmt.Errorf("--stack %q: want one of %s", f.stack, strings.Join(stacks.Names(), ", "))
 	}
+	ns, err := plan.ParseNamespace(f.namespace)
+	if err != nil {
+		return fmt.Errorf("--namespace %q: %w", f.namespace, err)
+	}
+	ns = ns.Or(plan.MustNamespace(manifests.DefaultNamespace))
 	c, err := deploy.FromKubeconfig(deploy.KubeconfigPath(f.kubeconfig))
 	if err != nil {
 		return err
 	}
-	o := deploy.StackOptions{Stack: f.stack, Namespace: f.namespace, Registry: f.registry, InstallCRDs: f.crds, DryRun: f.dryRun, NoWait: f.noWait}
+	o := deploy.StackOptions{Stack: f.stack, Namespace: ns, Registry: f.registry, InstallCRDs: f.crds, DryRun: f.dryRun, NoWait: f.noWait}
 	ctx := cmd.Context()
 	if del {
 		// Names are all a delete needs: no OIDC settings, images or certificate.
 		if err := deploy.DeleteStack(ctx, c, o); err != nil {
 			return err
 		}
-		fmt.Fprintf(s.out, "deleted stack %s from namespace %s\n", f.stack, f.namespace)
+		fmt.Fprintf(s.out, "deleted stack %s from namespace %s\n", f.stack, ns)
 		return nil
 	}
 	if o.OIDC, err = oidcFromFlags(f); err != nil {

@@ -47,8 +47,16 @@ func applyPodFlags(cmd *cobra.Command, p *plan.Plan) error {
 			return fmt.Errorf("--%s applies to load from pods: give --pods N (or an execution block)", name)
 		}
 		v, _ := f.GetString(name)
+		if name == "namespace" {
+			ns, err := plan.ParseNamespace(v)
+			if err != nil {
+				return fmt.Errorf("--namespace %q: %w", v, err)
+			}
+			p.Execution.Namespace = ns
+			continue
+		}
 		*map[string]*string{"kubeconfig": &p.Execution.Kubeconfig, "context": &p.Execution.Context,
-			"namespace": &p.Execution.Namespace, "image": &p.Execution.Image}[name] = v
+			"image": &p.Execution.Image}[name] = v
 	}
 	return nil
 }

@@ -162,8 +162,10 @@ func (s *PrometheusSampler) rawCounters(qs []plan.Metric) []rawCounter {
 }
 
 func render(profile []plan.Metric, c PromComponent, rate string) ([]plan.Metric, error) {
-	data := map[string]string{"namespace": c.Namespace, "pod": c.Pod, "container": c.Container,
-		"name": c.Name, "rateInterval": rate}
+	// The component's values sit inside the templates' quoted label
+	// values: escaped, they cannot close the string and add PromQL.
+	data := map[string]string{"namespace": EscapeLabelValue(c.Namespace), "pod": EscapeLabelValue(c.Pod),
+		"container": EscapeLabelValue(c.Container), "name": EscapeLabelValue(c.Name), "rateInterval": rate}
 	out := make([]plan.Metric, len(profile))
 	for i, m := range profile {
 		if !slices.Contains(MetricNames, m.MetricName) {

@@ -13,7 +13,7 @@ type Execution struct {
 	// Context is the kubeconfig context. Default: its current one.
 	Context string `json:"context,omitempty"`
 	// Namespace of the Job. Default "default".
-	Namespace string `json:"namespace,omitempty"`
+	Namespace Namespace `json:"namespace,omitzero"`
 	// Image is authbench's image reference. Default: in a kube lab, the
 	// image of this very binary, imported; elsewhere required.
 	Image string `json:"image,omitempty"`

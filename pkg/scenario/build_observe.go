@@ -32,9 +32,25 @@ func (b *builder) observe(cs []componentSpec) []plan.Component {
 			b.missing(c, path, "name", "required: a label for the component in results")
 		}
 		b.selector(c, path)
+		b.container(c, path)
 		out = append(out, pc)
 	}
 	return out
+}
+
+// container checks a Prometheus component's names as Kubernetes would
+// accept them, before they reach a query: the namespace and container are
+// RFC 1123 labels, the pod a regular expression.
+func (b *builder) container(c *componentSpec, path string) {
+	if _, err := plan.ParseNamespace(c.Namespace); err != nil {
+		b.errAt(c, path, "namespace", "%q: %v", c.Namespace, err)
+	}
+	if err := plan.CheckDNSLabel(c.Container); c.Container != "" && err != nil {
+		b.errAt(c, path, "container", "%q: %v", c.Container, err)
+	}
+	if _, err := regexp.Compile(c.Pod); err != nil {
+		b.errAt(c, path, "pod", "%q: want a regular expression matching the pod names: %v", c.Pod, err)
+	}
 }
 
 // selector checks that a component says exactly how to find it.

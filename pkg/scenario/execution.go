@@ -40,7 +40,7 @@ func (b *builder) execution(p *plan.Plan, x *executionSpec) *plan.Execution {
 		return nil
 	}
 	const path = "execution"
-	out := &plan.Execution{Kubeconfig: b.resolve(x.Kubeconfig), Context: x.Context, Namespace: x.Namespace, Image: x.Image,
+	out := &plan.Execution{Kubeconfig: b.resolve(x.Kubeconfig), Context: x.Context, Image: x.Image,
 		HostNetwork: x.HostNetwork, CPURequest: x.CPURequest, CPULimit: x.CPULimit, MemoryRequest: x.MemoryRequest,
 		MemoryLimit: x.MemoryLimit, Spread: x.Spread}
 	switch {
@@ -52,16 +52,33 @@ func (b *builder) execution(p *plan.Plan, x *executionSpec) *plan.Execution {
 		out.Pods = *x.Pods
 		b.give(p, x, path, "pods")
 	}
+	ns, err := plan.ParseNamespace(x.Namespace)
+	if err != nil {
+		b.errAt(x, path, "namespace", "%q: %v", x.Namespace, err)
+	}
+	out.Namespace = ns
+	out.NodeSelector = b.nodeSelector(x, path)
+	return out
+}
+
+// nodeSelector parses "label=value" entries, each a valid Kubernetes
+// label, since they reach the Job's pod template.
+func (b *builder) nodeSelector(x *executionSpec, path string) map[string]string {
+	var out map[string]string
 	for _, kv := range x.NodeSelector {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || k == "" {
 			b.errAt(x, path, "node_selector", "want \"label=value\", got %q", kv)
 			continue
 		}
-		if out.NodeSelector == nil {
-			out.NodeSelector = map[string]string{}
+		if err := plan.CheckLabel(k, v); err != nil {
+			b.errAt(x, path, "node_selector", "%v", err)
+			continue
 		}
-		out.NodeSelector[k] = v
+		if out == nil {
+			out = map[string]string{}
+		}
+		out[k] = v
 	}
 	return out
 }

@@ -97,27 +97,3 @@ func status(b []byte) string {
 	}
 	return string(b)
 }
-
-// Delete deletes objs in reverse order, skipping what the stacks share
-// (the Namespace, the serving Secret, alice's and bob's ServiceAccounts)
-// and objects already gone.
-func Delete(ctx context.Context, c *Client, objs []manifests.Object) error {
-	for i := len(objs) - 1; i >= 0; i-- {
-		obj := objs[i]
-		if manifests.IsShared(obj) {
-			continue
-		}
-		p, err := Path(obj, manifests.Name(obj))
-		if err != nil {
-			return err
-		}
-		code, resp, err := c.Do(ctx, http.MethodDelete, p+"?propagationPolicy=Foreground", "", nil)
-		if err != nil {
-			return fmt.Errorf("deleting %s %s: %w", manifests.Kind(obj), manifests.Name(obj), err)
-		}
-		if code/100 != 2 && code != http.StatusNotFound {
-			return fmt.Errorf("deleting %s %s: %d %s", manifests.Kind(obj), manifests.Name(obj), code, status(resp))
-		}
-	}
-	return nil
-}

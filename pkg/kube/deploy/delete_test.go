@@ -15,12 +15,14 @@ import (
 	"testing"
 
 	"github.com/authbench/authbench/pkg/kube/manifests"
+	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/stacks"
 )
 
 // stubCluster is an apiserver stand-in that records each request's method
-// and path and answers 200, reached through a kubeconfig.
-func stubCluster(t *testing.T) (*Client, func() []string) {
+// and path and answers 200, reached through a kubeconfig; a GET finds an
+// object labelled with stack label (none when "").
+func stubCluster(t *testing.T, label string) (*Client, func() []string) {
 	t.Helper()
 	var mu sync.Mutex
 	var seen []string
@@ -28,6 +30,10 @@ func stubCluster(t *testing.T) (*Client, func() []string) {
 		mu.Lock()
 		seen = append(seen, r.Method+" "+r.URL.Path)
 		mu.Unlock()
+		if r.Method == http.MethodGet && label != "" {
+			fmt.Fprintf(w, `{"metadata":{"uid":"u-1","labels":{%q:%q}}}`, manifests.LabelStack, label)
+			return
+		}
 		w.Write([]byte(`{}`))
 	}))
 	t.Cleanup(srv.Close)
@@ -61,8 +67,8 @@ func TestDeleteStack(t *testing.T) {
 		{stacks.Stack2x, []string{"/apis/route.openshift.io/v1/namespaces/ns/routes/http-echo-2x"}},
 	} {
 		t.Run(tc.stack, func(t *testing.T) {
-			c, seen := stubCluster(t)
-			if err := DeleteStack(context.Background(), c, StackOptions{Stack: tc.stack, Namespace: "ns"}); err != nil {
+			c, seen := stubCluster(t, tc.stack)
+			if err := DeleteStack(context.Background(), c, StackOptions{Stack: tc.stack, Namespace: plan.MustNamespace("ns")}); err != nil {
 				t.Fatal(err)
 			}
 			got := seen()
@@ -72,9 +78,29 @@ func TestDeleteStack(t *testing.T) {
 				}
 			}
 			for _, g := range got {
-				if !strings.HasPrefix(g, "DELETE ") || strings.HasSuffix(g, "/namespaces/ns") ||
+				if !strings.HasPrefix(g, "DELETE ") && !strings.HasPrefix(g, "GET ") || strings.HasSuffix(g, "/namespaces/ns") ||
 					strings.Contains(g, manifests.ServingSecret) || strings.HasSuffix(g, "/alice") {
 					t.Errorf("%s: a shared object or a non-delete request", g)
+				}
+			}
+		})
+	}
+}
+
+// DeleteStack deletes only objects that carry the stack's own label: an
+// object of the same name that another stack, or no stack, owns is read
+// and left alone, and the error names it.
+func TestDeleteStackLeavesForeignObjects(t *testing.T) {
+	for _, label := range []string{"", stacks.Stack3x} {
+		t.Run("label "+label, func(t *testing.T) {
+			c, seen := stubCluster(t, label)
+			err := DeleteStack(context.Background(), c, StackOptions{Stack: stacks.Stack2x, Namespace: plan.MustNamespace("ns")})
+			if err == nil || !strings.Contains(err.Error(), "left alone") || !strings.Contains(err.Error(), "Route http-echo-2x") {
+				t.Errorf("got %v, want the foreign objects named", err)
+			}
+			for _, g := range seen() {
+				if !strings.HasPrefix(g, "GET ") {
+					t.Errorf("%s: only reads were due", g)
 				}
 			}
 		})

@@ -6,14 +6,15 @@ import (
 
 	"github.com/authbench/authbench/pkg/image"
 	"github.com/authbench/authbench/pkg/kube/manifests"
+	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/stacks"
 )
 
 // StackOptions say which stack to deploy and how.
 type StackOptions struct {
-	Stack     string // stacks.Stack2x, Stack3x or Stack3xOAuth
-	Namespace string // default manifests.DefaultNamespace
-	Registry  string // image registry prefix; default image.DefaultRegistry
+	Stack     string         // stacks.Stack2x, Stack3x or Stack3xOAuth
+	Namespace plan.Namespace // default manifests.DefaultNamespace
+	Registry  string         // image registry prefix; default image.DefaultRegistry
 	Lab       *manifests.Lab
 	OIDC      manifests.OIDC // the 3x stack's identity provider (3x only)
 	// InstallCRDs applies the minimal Route and HTTPRoute CRDs first (the
@@ -31,20 +32,22 @@ type StackOptions struct {
 	Limits map[string]map[string]string
 }
 
+// namespace is the stack's namespace, the default when unset.
+func (o StackOptions) namespace() plan.Namespace {
+	return o.Namespace.Or(plan.MustNamespace(manifests.DefaultNamespace))
+}
+
 // Objects resolves images and the serving certificate and builds the
 // stack's objects, CRDs first when asked for.
 func Objects(ctx context.Context, c *Client, o StackOptions) ([]manifests.Object, error) {
-	mo := manifests.Options{Stack: o.Stack, Namespace: o.Namespace, Lab: o.Lab, OIDC: o.OIDC, Images: map[string]string{}}
+	ns := o.namespace()
+	mo := manifests.Options{Stack: o.Stack, Namespace: ns.String(), Lab: o.Lab, OIDC: o.OIDC, Images: map[string]string{}}
 	for _, n := range []string{stacks.ProgramHTTPEcho, stacks.ProgramKubeRBACProxy, stacks.ProgramOAuth2Proxy, stacks.ProgramNginx, stacks.ProgramHAProxy} {
 		ref, err := image.Ref(ctx, n, image.Options{Registry: o.Registry})
 		if err != nil {
 			return nil, err
 		}
 		mo.Images[n] = ref
-	}
-	ns := o.Namespace
-	if ns == "" {
-		ns = manifests.DefaultNamespace
 	}
 	var err error
 	if o.Serving != nil {
@@ -96,7 +99,7 @@ func Stack(ctx context.Context, c *Client, o StackOptions) ([]manifests.Object, 
 // when o.InstallCRDs), keeping what the stacks share. It needs no OIDC
 // settings, images or certificate: only the objects' names.
 func DeleteStack(ctx context.Context, c *Client, o StackOptions) error {
-	objs, err := manifests.ForDelete(o.Stack, o.Namespace)
+	objs, err := manifests.ForDelete(o.Stack, o.namespace().String())
 	if err != nil {
 		return err
 	}

@@ -15,14 +15,15 @@ import (
 	"time"
 
 	"github.com/authbench/authbench/pkg/kube/manifests"
+	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/stacks"
 )
 
 // servingTLS returns the certificate already in the namespace's serving
 // Secret (so that a second apply changes nothing), or a new one from a new
 // CA: SANs localhost, 127.0.0.1 and the stacks' Service names.
-func servingTLS(ctx context.Context, c *Client, ns string) (manifests.TLS, error) {
-	code, b, err := c.Do(ctx, "GET", "/api/v1/namespaces/"+ns+"/secrets/"+manifests.ServingSecret, "", nil)
+func servingTLS(ctx context.Context, c *Client, ns plan.Namespace) (manifests.TLS, error) {
+	code, b, err := c.Do(ctx, "GET", "/api/v1/namespaces/"+ns.String()+"/secrets/"+manifests.ServingSecret, "", nil)
 	if err == nil && code == 200 {
 		var s struct{ Data map[string]string }
 		if json.Unmarshal(b, &s) == nil && s.Data["tls.crt"] != "" {
@@ -30,7 +31,7 @@ func servingTLS(ctx context.Context, c *Client, ns string) (manifests.TLS, error
 			return manifests.TLS{Cert: dec("tls.crt"), Key: dec("tls.key"), CA: dec("ca.crt")}, nil
 		}
 	}
-	return newServingTLS(ns)
+	return newServingTLS(ns.String())
 }
 
 func newServingTLS(ns string) (manifests.TLS, error) {

@@ -21,8 +21,9 @@ import (
 const (
 	pollEvery     = 100 * time.Millisecond
 	busyPollEvery = time.Second
-	// staleAfter: an idle agent whose coordinator has not beaten for this
-	// long exits, so a killed coordinator leaves no pod running.
+	// staleAfter: an agent whose coordinator's heartbeat has not changed
+	// for this long stops its phase and exits, so a killed coordinator
+	// leaves no pod running and none loading the target.
 	staleAfter = 2 * time.Minute
 )
 
@@ -30,18 +31,24 @@ const (
 type agent struct {
 	index    int
 	cfg      Config
-	api      *deploy.Client
+	api      APIClient
 	attacker *load.Attacker
 	requests []load.Request
 	mu       sync.Mutex
 	enc      *json.Encoder
+	// runPhase runs one phase until done or ctx ends; a.run, replaced in
+	// tests.
+	runPhase func(ctx context.Context, ph Phase)
+	// staleAfter is the package's staleAfter, shortened in tests.
+	staleAfter time.Duration
 }
 
 // RunAgent is `authbench agent`: it prepares the targets described in
 // configPath, says ready, then runs each phase the coordinator publishes
 // until told to exit. index is the pod's completion index.
 func RunAgent(ctx context.Context, configPath string, index int, out io.Writer) error {
-	a := &agent{index: index, enc: json.NewEncoder(out)}
+	a := &agent{index: index, enc: json.NewEncoder(out), staleAfter: staleAfter}
+	a.runPhase = a.run
 	if err := a.prepare(ctx, configPath); err != nil {
 		a.emit(Line{Kind: KindError, Message: redact.Text(err.Error())})
 		return err
@@ -58,6 +65,9 @@ func (a *agent) prepare(ctx context.Context, path string) error {
 	}
 	if err := json.Unmarshal(b, &a.cfg); err != nil {
 		return fmt.Errorf("reading agent config %s: %w", path, err)
+	}
+	if a.cfg.Namespace.IsZero() || a.cfg.ConfigMap.IsZero() {
+		return fmt.Errorf("agent config %s: no namespace or ConfigMap to read phases from", path)
 	}
 	if a.api, err = deploy.InCluster(a.cfg.Server); err != nil {
 		return err
@@ -93,11 +103,14 @@ func (a *agent) emit(l Line) {
 
 // loop polls the ConfigMap and runs each new phase once. Phases that
 // were already published when the agent started belong to a pod it
-// replaces and are skipped.
+// replaces and are skipped. A stale heartbeat ends the agent, and the
+// phase it runs with it: a killed coordinator must not leave pods loading
+// the target until the phase's duration ends.
 func (a *agent) loop(ctx context.Context) error {
 	cur := &phaseRun{seq: -1, cancel: func() {}, done: closed()}
 	defer func() { cur.cancel(); <-cur.done }()
 	var missing time.Time
+	var hb heartbeat
 	for {
 		ph, beat, err := a.read(ctx)
 		switch {
@@ -115,14 +128,14 @@ func (a *agent) loop(ctx context.Context) error {
 			if ph.Done {
 				return nil
 			}
+			if hb.stale(beat, a.staleAfter) {
+				return fmt.Errorf("the coordinator's heartbeat has not changed for %s: stopping and exiting", a.staleAfter)
+			}
 			if ph.Abort && ph.Seq == cur.seq {
 				cur.cancel()
 			}
 			if ph.Seq > cur.seq && !ph.Abort && isDone(cur.done) {
 				cur = a.start(ctx, ph)
-			}
-			if isDone(cur.done) && !beat.IsZero() && time.Since(beat) > staleAfter {
-				return errors.New("the coordinator stopped beating; exiting")
 			}
 		}
 		// While a phase runs only an abort can come: a slower poll keeps
@@ -139,6 +152,25 @@ func (a *agent) loop(ctx context.Context) error {
 	}
 }
 
+// heartbeat follows the coordinator's beat. Staleness is measured by this
+// pod's clock, from when the beat last changed, so that clock skew between
+// the coordinator's host and the pod's node cannot stop a live run.
+type heartbeat struct {
+	last    time.Time // the beat last read
+	changed time.Time // when it last changed, by this pod's clock
+}
+
+// stale records beat and reports whether it has stood still for longer
+// than d. A coordinator that never beat is not judged.
+func (h *heartbeat) stale(beat time.Time, d time.Duration) bool {
+	now := time.Now()
+	if h.changed.IsZero() || !beat.Equal(h.last) {
+		h.last, h.changed = beat, now
+		return false
+	}
+	return !beat.IsZero() && now.Sub(h.changed) > d
+}
+
 // phaseRun is the phase an agent is running.
 type phaseRun struct {
 	seq    int
@@ -149,7 +181,7 @@ type phaseRun struct {
 func (a *agent) start(ctx context.Context, ph Phase) *phaseRun {
 	pctx, cancel := context.WithCancel(ctx)
 	r := &phaseRun{seq: ph.Seq, cancel: cancel, done: make(chan struct{})}
-	go func() { defer close(r.done); a.run(pctx, ph) }()
+	go func() { defer close(r.done); a.runPhase(pctx, ph) }()
 	return r
 }
 
@@ -173,7 +205,7 @@ var errGone = errors.New("configmap not found")
 // read GETs the run's ConfigMap.
 func (a *agent) read(ctx context.Context) (Phase, time.Time, error) {
 	var ph Phase
-	code, b, err := a.api.Do(ctx, http.MethodGet, "/api/v1/namespaces/"+a.cfg.Namespace+"/configmaps/"+a.cfg.ConfigMap, "", nil)
+	code, b, err := a.api.Do(ctx, http.MethodGet, objectPath("ConfigMap", a.cfg.Namespace, a.cfg.ConfigMap), "", nil)
 	switch {
 	case err != nil:
 		return ph, time.Time{}, err

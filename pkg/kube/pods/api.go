@@ -7,15 +7,21 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"time"
+
+	"github.com/authbench/authbench/pkg/plan"
 )
 
-// create POSTs o into its collection and returns its uid.
+// create POSTs o into its collection and returns its uid. Any answer but
+// a refusal counts as created (a lost answer may hide a created Job), so
+// that Close cleans up what may exist, and only then.
 func (e *Executor) create(ctx context.Context, o obj) (string, error) {
 	kind := o["kind"].(string)
 	b, _ := json.Marshal(o)
-	code, resp, err := e.api.Do(ctx, http.MethodPost, fmt.Sprintf(collection(kind), e.o.Namespace), "application/json", bytes.NewReader(b))
+	code, resp, err := e.api.Do(ctx, http.MethodPost, collectionPath(kind, e.o.Namespace), "application/json", bytes.NewReader(b))
+	if err != nil || code/100 == 2 || code >= 500 {
+		e.created = true
+	}
 	if err != nil {
 		return "", fmt.Errorf("creating %s %s: %w", kind, e.name, err)
 	}
@@ -30,7 +36,7 @@ func (e *Executor) create(ctx context.Context, o obj) (string, error) {
 // patch merge-patches the named object of kind.
 func (e *Executor) patch(ctx context.Context, kind string, p any) error {
 	b, _ := json.Marshal(p)
-	code, resp, err := e.api.Do(ctx, http.MethodPatch, fmt.Sprintf(collection(kind), e.o.Namespace)+"/"+e.name,
+	code, resp, err := e.api.Do(ctx, http.MethodPatch, objectPath(kind, e.o.Namespace, e.name),
 		"application/merge-patch+json", bytes.NewReader(b))
 	if err != nil {
 		return fmt.Errorf("updating %s %s: %w", kind, e.name, err)
@@ -88,8 +94,7 @@ const indexAnnotation = "batch.kubernetes.io/job-completion-index"
 
 // listPods lists the run's pods.
 func (e *Executor) listPods(ctx context.Context) ([]pod, error) {
-	q := url.Values{"labelSelector": {RunLabel + "=" + e.id}}
-	code, b, err := e.api.Do(ctx, http.MethodGet, fmt.Sprintf(collection("Pod"), e.o.Namespace)+"?"+q.Encode(), "", nil)
+	code, b, err := e.api.Do(ctx, http.MethodGet, collectionPath("Pod", e.o.Namespace)+"?"+runSelector(e.id).Encode(), "", nil)
 	if err != nil {
 		return nil, fmt.Errorf("listing pods: %w", err)
 	}
@@ -105,11 +110,10 @@ func (e *Executor) listPods(ctx context.Context) ([]pod, error) {
 
 // Remaining lists the objects of run id still in namespace ns, as
 // "Kind/name"; a test's and the cleanup's check.
-func Remaining(ctx context.Context, api APIClient, ns, id string) ([]string, error) {
+func Remaining(ctx context.Context, api APIClient, ns plan.Namespace, id string) ([]string, error) {
 	var left []string
-	q := url.Values{"labelSelector": {RunLabel + "=" + id}}
 	for _, c := range collections {
-		code, b, err := api.Do(ctx, http.MethodGet, fmt.Sprintf(c.path, ns)+"?"+q.Encode(), "", nil)
+		code, b, err := api.Do(ctx, http.MethodGet, collectionPath(c.kind, ns)+"?"+runSelector(id).Encode(), "", nil)
 		if err != nil || code != http.StatusOK {
 			return left, fmt.Errorf("listing %ss: %d %v", c.kind, code, err)
 		}

@@ -2,9 +2,11 @@ package pods
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 )
 
@@ -14,27 +16,24 @@ const cleanupTimeout = 2 * time.Minute
 
 // Close tells the agents to exit, deletes every object of the run (the
 // Secret first; the Job with foreground propagation, so its pods go
-// with it) and waits until none is left.
+// with it) and waits until none is left. A run that created nothing
+// (its Job was refused) sends nothing: there is nothing of its own to
+// delete.
 func (e *Executor) Close() error {
 	if e.closed {
 		return nil
 	}
 	e.closed = true
 	e.stop()
+	if !e.created {
+		return nil
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
 	defer cancel()
 	e.publish(ctx, Phase{Seq: e.seq + 1, Done: true})
-	q := url.Values{"labelSelector": {RunLabel + "=" + e.id}}
 	var firstErr error
 	for _, c := range collections {
-		path := fmt.Sprintf(c.path, e.o.Namespace) + "?" + q.Encode() + "&propagationPolicy=Foreground"
-		if c.kind == "Pod" {
-			path += "&gracePeriodSeconds=0"
-		}
-		code, b, err := e.api.Do(ctx, http.MethodDelete, path, "", nil)
-		if err == nil && code/100 != 2 && code != http.StatusNotFound {
-			err = fmt.Errorf("%d %s", code, message(b))
-		}
+		err := deleteSelected(ctx, e.api, c.kind, collectionPath(c.kind, e.o.Namespace), runSelector(e.id))
 		if err != nil && firstErr == nil {
 			firstErr = fmt.Errorf("deleting the run's %ss: %w", c.kind, err)
 		}
@@ -50,4 +49,25 @@ func (e *Executor) Close() error {
 		case <-time.After(500 * time.Millisecond):
 		}
 	}
+}
+
+// errNoSelector refuses a collection delete that would select everything.
+var errNoSelector = errors.New("refusing to delete a collection without a label selector")
+
+// deleteSelected deletes the objects of a collection that sel's label
+// selector selects. A selector is required: a collection DELETE without
+// one deletes every object of the kind in the namespace.
+func deleteSelected(ctx context.Context, api APIClient, kind, collection string, sel url.Values) error {
+	if s := sel.Get("labelSelector"); s == "" || strings.HasSuffix(s, "=") {
+		return errNoSelector
+	}
+	q := url.Values{"labelSelector": {sel.Get("labelSelector")}, "propagationPolicy": {"Foreground"}}
+	if kind == "Pod" {
+		q.Set("gracePeriodSeconds", "0")
+	}
+	code, b, err := api.Do(ctx, http.MethodDelete, collection+"?"+q.Encode(), "", nil)
+	if err == nil && code/100 != 2 && code != http.StatusNotFound {
+		err = fmt.Errorf("%d %s", code, message(b))
+	}
+	return err
 }

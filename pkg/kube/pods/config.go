@@ -19,8 +19,8 @@ type Config struct {
 	// Run is the run's id (the value of the run label).
 	Run string `json:"run"`
 	// Namespace and ConfigMap name where phases are published.
-	Namespace string `json:"namespace"`
-	ConfigMap string `json:"configmap"`
+	Namespace plan.Namespace  `json:"namespace"`
+	ConfigMap plan.ObjectName `json:"configmap"`
 	// Server is the API URL the pod reaches; "" takes the in-cluster one.
 	Server string `json:"server,omitempty"`
 	// Client is the HTTP client, its files rewritten to SecretDir.

@@ -40,15 +40,18 @@ type Options struct {
 type Executor struct {
 	o      Options
 	api    kubeAPI
-	id     string // the run label's value
-	name   string // every object's name
-	server string // the API URL as the pods reach it
+	id     string          // the run label's value
+	name   plan.ObjectName // every object's name
+	server string          // the API URL as the pods reach it
 	mat    *material
 	pods   []*podState
 	events chan event
 	seq    int
 	stop   context.CancelFunc // ends followers and the heartbeat
 	closed bool
+	// created is set once a create may have made an object: Close
+	// deletes nothing before that.
+	created bool
 }
 
 var _ runner.Executor = (*Executor)(nil)
@@ -62,9 +65,7 @@ func New(o Options) (*Executor, error) {
 	if o.Image == "" {
 		return nil, fmt.Errorf("running load in pods needs authbench's image (--image)")
 	}
-	if o.Namespace == "" {
-		o.Namespace = "default"
-	}
+	o.Namespace = o.Namespace.Or(plan.DefaultNamespace)
 	if o.PullPolicy == "" {
 		o.PullPolicy = "IfNotPresent"
 	}
@@ -85,7 +86,7 @@ func New(o Options) (*Executor, error) {
 	id := make([]byte, 4)
 	rand.Read(id)
 	e := &Executor{o: o, api: api, id: hex.EncodeToString(id), events: make(chan event, 4096), stop: func() {}}
-	e.name = "authbench-" + e.id
+	e.name = plan.MustObjectName("authbench-" + e.id)
 	e.server = podServer(api.Server, o.hostNetwork())
 	return e, nil
 }
@@ -112,7 +113,7 @@ func podServer(server string, hostNetwork bool) string {
 func (e *Executor) ID() string { return e.id }
 
 // Namespace is where the objects are.
-func (e *Executor) Namespace() string { return e.o.Namespace }
+func (e *Executor) Namespace() plan.Namespace { return e.o.Namespace }
 
 // Secrets are the secret values passed to the pods, for leak checks.
 func (e *Executor) Secrets() []string {

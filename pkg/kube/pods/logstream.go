@@ -82,7 +82,7 @@ func (e *Executor) openLog(ctx context.Context, name string, cur *logCursor) (io
 	if since := cur.since(); since != "" {
 		q.Set("sinceTime", since)
 	}
-	path := fmt.Sprintf("/api/v1/namespaces/%s/pods/%s/log?%s", e.o.Namespace, name, q.Encode())
+	path := collectionPath("Pod", e.o.Namespace) + "/" + url.PathEscape(name) + "/log?" + q.Encode()
 	cur.reopen()
 	rc, err := e.api.Stream(ctx, path)
 	for try := 0; err != nil && try < 20 && ctx.Err() == nil; try++ {
@@ -122,7 +122,7 @@ func readLog(idx int, rc io.Reader, cur *logCursor, send func(event) bool) (n in
 // the pod cannot be read it is given the benefit of the doubt, and the
 // reopened stream (or maxDrops) decides.
 func (e *Executor) agentRunning(ctx context.Context, name string) bool {
-	code, b, err := e.api.Do(ctx, http.MethodGet, fmt.Sprintf(collection("Pod"), e.o.Namespace)+"/"+name, "", nil)
+	code, b, err := e.api.Do(ctx, http.MethodGet, collectionPath("Pod", e.o.Namespace)+"/"+url.PathEscape(name), "", nil)
 	if err != nil || code >= 500 {
 		return true
 	}

@@ -58,7 +58,7 @@ func logLine(ts string, seq int) string {
 // it sent and whether it ended with gone.
 func followAll(t *testing.T, api *stubAPI) ([]int, bool) {
 	t.Helper()
-	e := &Executor{o: Options{Execution: plan.Execution{Namespace: "ns"}, Log: io.Discard}, api: api, events: make(chan event, 100)}
+	e := &Executor{o: Options{Execution: plan.Execution{Namespace: plan.MustNamespace("ns")}, Log: io.Discard}, api: api, events: make(chan event, 100)}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	e.follow(ctx, 0, "p")

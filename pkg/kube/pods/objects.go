@@ -2,7 +2,11 @@ package pods
 
 import (
 	"encoding/base64"
+	"fmt"
+	"net/url"
 	"path"
+
+	"github.com/authbench/authbench/pkg/plan"
 )
 
 // RunLabel is on every object a run creates; its value is the run's id.
@@ -36,10 +40,10 @@ func (e *Executor) jobObject() obj {
 		"resources":    e.resources(),
 	}
 	spec := obj{
-		"restartPolicy": "Never", "serviceAccountName": e.name, "hostNetwork": e.o.hostNetwork(),
+		"restartPolicy": "Never", "serviceAccountName": e.name.String(), "hostNetwork": e.o.hostNetwork(),
 		"automountServiceAccountToken": true, "terminationGracePeriodSeconds": 2,
 		"containers": []obj{container},
-		"volumes":    []obj{{"name": "run", "secret": obj{"secretName": e.name, "defaultMode": 0o440}}},
+		"volumes":    []obj{{"name": "run", "secret": obj{"secretName": e.name.String(), "defaultMode": 0o440}}},
 	}
 	if e.o.hostNetwork() {
 		spec["dnsPolicy"] = "ClusterFirstWithHostNet"
@@ -52,7 +56,7 @@ func (e *Executor) jobObject() obj {
 			"weight": 100, "podAffinityTerm": obj{"topologyKey": "kubernetes.io/hostname",
 				"labelSelector": obj{"matchLabels": obj{RunLabel: e.id}}}}}}}
 	}
-	return obj{"apiVersion": "batch/v1", "kind": "Job", "metadata": meta(e.name, e.o.Namespace, e.id),
+	return obj{"apiVersion": "batch/v1", "kind": "Job", "metadata": meta(e.name.String(), e.o.Namespace.String(), e.id),
 		"spec": obj{
 			"completionMode": "Indexed", "completions": n, "parallelism": n, "suspend": true,
 			// A failed pod fails its index only: the others go on and
@@ -84,7 +88,7 @@ func (e *Executor) resources() obj {
 // dependents are the Job's ServiceAccount, its Role and RoleBinding (get
 // on this run's ConfigMap, nothing else), the Secret and the ConfigMap.
 func (e *Executor) dependents(uid string, files map[string][]byte) []obj {
-	ns, n, id := e.o.Namespace, e.name, e.id
+	ns, n, id := e.o.Namespace.String(), e.name.String(), e.id
 	data := obj{}
 	for k, v := range files {
 		data[k] = base64.StdEncoding.EncodeToString(v)
@@ -116,11 +120,24 @@ var collections = []struct{ kind, path string }{
 	{"ServiceAccount", "/api/v1/namespaces/%s/serviceaccounts"},
 }
 
-func collection(kind string) string {
+// collectionPath is the REST path of kind's collection in ns. A Namespace
+// cannot hold '/', '?' or '#', so the path names that collection and no
+// other.
+func collectionPath(kind string, ns plan.Namespace) string {
 	for _, c := range collections {
 		if c.kind == kind {
-			return c.path
+			return fmt.Sprintf(c.path, ns.String())
 		}
 	}
-	return ""
+	panic("pods: no collection for kind " + kind) // a kind the code names, never a user's
+}
+
+// objectPath is the REST path of the object of kind named name in ns.
+func objectPath(kind string, ns plan.Namespace, name plan.ObjectName) string {
+	return collectionPath(kind, ns) + "/" + name.String()
+}
+
+// runSelector selects the objects of run id, and only them.
+func runSelector(id string) url.Values {
+	return url.Values{"labelSelector": {RunLabel + "=" + id}}
 }

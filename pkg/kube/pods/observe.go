@@ -22,7 +22,7 @@ func (e *Executor) Components() []plan.Component {
 	out := make([]plan.Component, e.o.Pods)
 	for i := range out {
 		name := fmt.Sprintf("%s-%d", e.name, i)
-		out[i] = plan.Component{Name: name, Role: RoleGenerator, Namespace: e.o.Namespace,
+		out[i] = plan.Component{Name: name, Role: RoleGenerator, Namespace: e.o.Namespace.String(),
 			Pod: name + "-.*", Container: agentContainer}
 	}
 	return out

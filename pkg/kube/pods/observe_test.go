@@ -10,7 +10,7 @@ import (
 // TestComponents: one component per index, whose pod pattern matches its
 // own pod's name (an Indexed Job's <job>-<index>-<suffix>) and no other.
 func TestComponents(t *testing.T) {
-	e := &Executor{o: Options{Execution: plan.Execution{Pods: 11, Namespace: "ns"}}, name: "authbench-1a2b"}
+	e := &Executor{o: Options{Execution: plan.Execution{Pods: 11, Namespace: plan.MustNamespace("ns")}}, name: plan.MustObjectName("authbench-1a2b")}
 	cs := e.Components()
 	if len(cs) != 11 {
 		t.Fatalf("%d components, want 11", len(cs))
