@@ -162,10 +162,15 @@ func (o *runOptions) applyLoad(p *plan.Plan, set func(string) bool, give func(fl
 		l.Requests, l.Duration = o.requests, plan.Duration(o.duration)
 		delete(p.Given, plan.FieldRequests)
 		delete(p.Given, plan.FieldDuration)
-		if o.duration != 0 {
+		switch {
+		case o.duration != 0 && o.changed("requests"):
+			// Both given: the plan refuses the pair, naming both flags.
+			give("requests", plan.FieldRequests)
+			give("duration", plan.FieldDuration)
+		case o.duration != 0:
 			l.Requests = 0
 			give("duration", plan.FieldDuration)
-		} else {
+		default:
 			give("requests", plan.FieldRequests)
 		}
 	}
@@ -247,6 +252,7 @@ func (o *runOptions) applyTargets(p *plan.Plan, set func(string) bool, log io.Wr
 		t := &p.Targets[i]
 		if set("method") {
 			t.Method = o.method
+			p.Give(plan.FieldTargetMethod(i), "-m")
 		}
 		t.Headers = append(t.Headers, headers...)
 		if body != nil {
@@ -254,6 +260,7 @@ func (o *runOptions) applyTargets(p *plan.Plan, set func(string) bool, log io.Wr
 		}
 		if o.host != "" {
 			t.Host = o.host
+			p.Give(plan.FieldTargetHost(i), "--host")
 		}
 		if tok != nil {
 			t.Token = tok
@@ -264,11 +271,16 @@ func (o *runOptions) applyTargets(p *plan.Plan, set func(string) bool, log io.Wr
 
 func (o *runOptions) headerList() ([]plan.Header, error) {
 	hs := append([]plan.Header(nil), o.headers.headers...)
-	if o.contentType != "" {
-		hs = append(hs, plan.Header{Name: "Content-Type", Value: o.contentType})
-	}
-	if o.accept != "" {
-		hs = append(hs, plan.Header{Name: "Accept", Value: o.accept})
+	for _, f := range []struct{ flag, name, value string }{
+		{"-T/--content-type", "Content-Type", o.contentType}, {"-A/--accept", "Accept", o.accept},
+	} {
+		if f.value == "" {
+			continue
+		}
+		if err := plan.CheckHeaderValue(f.name, f.value); err != nil {
+			return nil, fmt.Errorf("%s: %w", f.flag, err)
+		}
+		hs = append(hs, plan.Header{Name: f.name, Value: f.value})
 	}
 	return hs, nil
 }
