@@ -1,14 +1,15 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/authbench/authbench/internal/boundedio"
 	"github.com/authbench/authbench/pkg/auth"
 	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/scenario"
@@ -89,10 +90,10 @@ func (o *runOptions) addFlags(cmd *cobra.Command) {
 
 // plan builds the plan from a scenario file and/or flags. Defaults and
 // checks are the plan layer's: the orchestrator completes and validates it.
-func (o *runOptions) plan(args []string, log io.Writer) (*plan.Plan, error) {
+func (o *runOptions) plan(ctx context.Context, args []string, log io.Writer) (*plan.Plan, error) {
 	p := &plan.Plan{}
 	if o.file != "" {
-		sp, err := scenario.Load(o.file)
+		sp, err := scenario.LoadContext(ctx, o.file)
 		if err != nil {
 			return nil, err
 		}
@@ -242,7 +243,7 @@ func (o *runOptions) applyTargets(p *plan.Plan, set func(string) bool, log io.Wr
 	}
 	var body []byte
 	if o.bodyFile != "" {
-		if body, err = os.ReadFile(o.bodyFile); err != nil {
+		if body, err = boundedio.ReadFile(o.bodyFile, boundedio.Body); err != nil {
 			return fmt.Errorf("reading body file: %w", err)
 		}
 	} else if o.body != "" {

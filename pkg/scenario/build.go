@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/authbench/authbench/internal/boundedio"
 	"github.com/authbench/authbench/pkg/auth"
 	"github.com/authbench/authbench/pkg/plan"
 )
@@ -224,7 +225,7 @@ func (b *builder) body(t *targetSpec, path string) ([]byte, string) {
 		return []byte(*t.Body), ""
 	case t.BodyFile != "":
 		p := b.resolve(t.BodyFile)
-		data, err := os.ReadFile(p)
+		data, err := boundedio.ReadFile(p, boundedio.Body)
 		if err != nil {
 			b.errAt(t, path, "body_file", "%s", fileProblem(p, err))
 			return nil, ""
