@@ -33,7 +33,7 @@ func CheckRate(r float64) error {
 	case math.IsNaN(r) || math.IsInf(r, 0):
 		return fmt.Errorf("must be a finite number of requests per second, got %g", r)
 	case r <= 0:
-		return fmt.Errorf("must be more than 0 requests per second, got %g (leave rate out for a closed loop)", r)
+		return fmt.Errorf("must be more than 0 requests per second, got %g", r)
 	case r > MaxRate:
 		return fmt.Errorf("must be at most %d requests per second (the engine schedules in nanoseconds), got %g", MaxRate, r)
 	}

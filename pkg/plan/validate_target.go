@@ -46,7 +46,10 @@ func (v *validation) rate() {
 	if r == 0 && !v.p.given(FieldRate) {
 		return
 	}
-	if err := CheckRate(r); err != nil {
+	switch err := CheckRate(r); {
+	case err != nil && r <= 0:
+		v.add(FieldRate, "%v (leave rate out for a closed loop)", err)
+	case err != nil:
 		v.add(FieldRate, "%v", err)
 	}
 }
