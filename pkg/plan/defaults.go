@@ -109,6 +109,7 @@ func (p *Plan) ValidateSettings() error {
 	v.targets()
 	v.client()
 	v.slo()
+	v.finiteSLO()
 	v.execution()
 	if len(v.errs) > 0 {
 		return v.errs

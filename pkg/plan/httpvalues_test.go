@@ -88,6 +88,17 @@ func TestValidateRequestsAndDuration(t *testing.T) {
 	}
 }
 
+func TestValidateFiniteSLO(t *testing.T) {
+	for _, slo := range []*SLO{{Throughput: math.NaN()}, {Throughput: math.Inf(1)}, {SuccessRate: math.NaN()}} {
+		p := &Plan{Targets: []Target{{URL: "http://127.0.0.1:1/"}}, SLO: slo}
+		p.Give(FieldSLOThroughput, "--slo")
+		p.Give(FieldSLOSuccessRate, "--slo")
+		if err := p.Validate(); err == nil || !strings.Contains(err.Error(), "finite") {
+			t.Errorf("%+v: got %v", slo, err)
+		}
+	}
+}
+
 func TestValidateURLPort(t *testing.T) {
 	for _, tc := range []struct {
 		url string

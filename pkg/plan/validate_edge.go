@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"math"
 	"net/url"
 )
 
@@ -51,6 +52,22 @@ func (v *validation) rate() {
 		v.add(FieldRate, "%v (leave rate out for a closed loop)", err)
 	case err != nil:
 		v.add(FieldRate, "%v", err)
+	}
+}
+
+// finiteSLO refuses what slo's range checks let through: a NaN figure, or
+// an infinite throughput, which no measurement can meet and run.json
+// cannot record.
+func (v *validation) finiteSLO() {
+	s := v.q.SLO
+	if s == nil {
+		return
+	}
+	if math.IsNaN(s.SuccessRate) {
+		v.add(FieldSLOSuccessRate, "must be a finite number, got %g", s.SuccessRate)
+	}
+	if t := s.Throughput; math.IsNaN(t) || math.IsInf(t, 1) {
+		v.add(FieldSLOThroughput, "must be a finite number, got %g", t)
 	}
 }
 
