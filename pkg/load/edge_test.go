@@ -49,6 +49,7 @@ func TestHostLineBreakNotSent(t *testing.T) {
 	t.Cleanup(s.Close)
 	for _, cl := range clients {
 		t.Run(cl.name, func(t *testing.T) {
+			injected.Store(0)
 			a := attacker(t, plan.Client{}, cl.opts...)
 			m := a.Attack(context.Background(), Request{URL: s.URL, Host: "evil\r\nX-Injected: yes"}, Spec{Requests: 3, Concurrency: 1})
 			r := m.Result()
