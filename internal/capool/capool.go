@@ -8,14 +8,14 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
-	"os"
+	"github.com/authbench/authbench/internal/boundedio"
 )
 
 // File returns a pool of file's PEM certificates, added to the host's own
 // when system is true: a user's CA file extends what the host trusts,
 // while a lab's clients trust the lab's CA alone.
 func File(file string, system bool) (*x509.CertPool, error) {
-	pem, err := os.ReadFile(file)
+	pem, err := boundedio.ReadFile(file, boundedio.PEM)
 	if err != nil {
 		return nil, err
 	}

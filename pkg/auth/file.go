@@ -3,6 +3,7 @@ package auth
 import (
 	"context"
 	"fmt"
+	"github.com/authbench/authbench/internal/boundedio"
 	"os"
 	"strings"
 	"sync"
@@ -45,7 +46,7 @@ func (s *fileSource) read() (os.FileInfo, string, error) {
 	if err != nil {
 		return nil, "", fmt.Errorf("reading token file: %w", err)
 	}
-	b, err := os.ReadFile(s.path)
+	b, err := boundedio.ReadFile(s.path, boundedio.Secret)
 	if err != nil {
 		return nil, "", fmt.Errorf("reading token file: %w", err)
 	}

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/authbench/authbench/internal/boundedio"
 	"github.com/authbench/authbench/internal/capool"
 	"github.com/authbench/authbench/pkg/redact"
 )
@@ -253,7 +254,7 @@ func readSecret(what, env, file string) (string, error) {
 		}
 		return v, nil
 	case file != "":
-		b, err := os.ReadFile(file)
+		b, err := boundedio.ReadFile(file, boundedio.Secret)
 		if err != nil {
 			return "", fmt.Errorf("reading %s: %w", what, err)
 		}

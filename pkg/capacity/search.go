@@ -93,8 +93,10 @@ func (o *Options) Complete() error {
 		o.Now = time.Now
 	}
 	switch {
-	case o.Min < 0:
-		return fmt.Errorf("minimum rate must be positive, got %g", o.Min)
+	case plan.CheckRate(o.Min) != nil:
+		return fmt.Errorf("minimum rate %w", plan.CheckRate(o.Min))
+	case o.Max != 0 && plan.CheckRate(o.Max) != nil:
+		return fmt.Errorf("maximum rate %w", plan.CheckRate(o.Max))
 	case o.Max != 0 && o.Max < o.Min:
 		return fmt.Errorf("maximum rate %g is below the minimum rate %g", o.Max, o.Min)
 	case o.Budget < 0:

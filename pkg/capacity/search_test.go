@@ -261,6 +261,9 @@ func TestSearchErrors(t *testing.T) {
 	}{
 		{"negative min", Options{Min: -1}},
 		{"max below min", Options{Min: 100, Max: 50}},
+		{"NaN min", Options{Min: math.NaN()}},
+		{"infinite max", Options{Min: 10, Max: math.Inf(1)}},
+		{"min beyond the engine", Options{Min: 1e300}},
 		{"precision 1", Options{Precision: 1}},
 		{"negative budget", Options{Budget: -time.Second}},
 		{"negative repeats", Options{Repeats: -2}},

@@ -58,6 +58,19 @@ func TestRunBadInput(t *testing.T) {
 		{"cert-without-key", []string{"--cert", "testdata/c.pem", url}, []string{"--cert", "--key"}},
 		{"bad-warmup", []string{"--warmup", "soon", url}, []string{"--warmup", "soon"}},
 		{"unknown-flag", []string{"--requests-per-second", "5", url}, []string{"--requests-per-second"}},
+		// Values that reach the wire or the scheduler are refused before
+		// anything is sent, naming the flag.
+		{"rate-inf", []string{"-q", "Inf", "-z", "1s", url}, []string{"-q", "finite"}},
+		{"rate-nan", []string{"-q", "NaN", "-z", "1s", url}, []string{"-q", "finite"}},
+		{"rate-huge", []string{"-q", "1e300", "-z", "1s", url}, []string{"-q", "at most"}},
+		{"host-injection", []string{"--host", "evil\r\nX-Injected: yes", url}, []string{"--host", "host"}},
+		{"host-port", []string{"--host", "echo.example:70000", url}, []string{"--host", "70000"}},
+		{"header-injection", []string{"-H", "X-A: a\r\nX-Injected: yes", url}, []string{"-H", "line break"}},
+		{"header-name", []string{"-H", "Bad Name: x", url}, []string{"-H", "Bad Name"}},
+		{"content-type-injection", []string{"-T", "text/plain\r\nX-Injected: yes", url}, []string{"-T", "line break"}},
+		{"method-space", []string{"-m", "GE T", url}, []string{"-m", "GE T", "method"}},
+		{"url-port", []string{"http://127.0.0.1:70000/"}, []string{"70000", "65535"}},
+		{"requests-and-duration", []string{"-n", "5", "-z", "1s", url}, []string{"-n", "-z", "not both"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

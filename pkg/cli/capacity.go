@@ -81,7 +81,7 @@ func (o *capacityOptions) addFlags(cmd *cobra.Command) {
 }
 
 func (o *capacityOptions) run(cmd *cobra.Command, args []string, s streams) error {
-	p, err := o.plan(args, s.err)
+	p, err := o.plan(cmd.Context(), args, s.err)
 	if err != nil {
 		return err
 	}

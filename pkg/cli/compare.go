@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 
 	"github.com/spf13/cobra"
 
+	"github.com/authbench/authbench/internal/boundedio"
 	"github.com/authbench/authbench/pkg/analyze"
 	"github.com/authbench/authbench/pkg/capacity"
 	"github.com/authbench/authbench/pkg/report"
@@ -142,7 +142,7 @@ func (o *compareOptions) compareCapacity(paths []string, runs []*results.Run, s 
 
 // readSearches reads a capacity run's capacity.json.
 func readSearches(dir string) ([]*capacity.Result, error) {
-	b, err := os.ReadFile(filepath.Join(store.Dir(dir), capacity.File))
+	b, err := boundedio.ReadFile(filepath.Join(store.Dir(dir), capacity.File), boundedio.Run)
 	if err != nil {
 		return nil, err
 	}

@@ -172,7 +172,11 @@ func (h *headersValue) Set(raw string) error {
 	if !ok || strings.TrimSpace(name) == "" {
 		return fmt.Errorf("bad header %q: want \"Name: value\"", redact.Header("authorization", raw))
 	}
-	h.headers = append(h.headers, plan.Header{Name: strings.TrimSpace(name), Value: strings.TrimSpace(value)})
+	hd := plan.Header{Name: strings.TrimSpace(name), Value: strings.TrimSpace(value)}
+	if err := plan.CheckHeader(hd); err != nil {
+		return err
+	}
+	h.headers = append(h.headers, hd)
 	return nil
 }
 

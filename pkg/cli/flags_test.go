@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -104,7 +105,7 @@ func TestRunFlagsFeedThePlan(t *testing.T) {
 		t.Fatal(err)
 	}
 	o.changed = cmd.Flags().Changed
-	p, err := o.plan(cmd.Flags().Args(), os.Stderr)
+	p, err := o.plan(context.Background(), cmd.Flags().Args(), os.Stderr)
 	if err == nil || !strings.Contains(err.Error(), "concurrency (-c): must be at least 1, got 0") {
 		t.Fatalf("error = %v, want the plan layer's check of -c 0", err)
 	}

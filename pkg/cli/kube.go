@@ -5,12 +5,12 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/authbench/authbench/internal/boundedio"
 	"github.com/authbench/authbench/pkg/kube/cluster"
 	"github.com/authbench/authbench/pkg/kube/deploy"
 	"github.com/authbench/authbench/pkg/kube/manifests"
@@ -117,14 +117,14 @@ func oidcFromFlags(f kubeFlags) (manifests.OIDC, error) {
 		return o, errors.New("--stack 3x needs --oidc-issuer-url (the identity provider, e.g. the lab's Keycloak realm)")
 	}
 	if f.clientSecretFile != "" {
-		b, err := os.ReadFile(f.clientSecretFile)
+		b, err := boundedio.ReadFile(f.clientSecretFile, boundedio.Secret)
 		if err != nil {
 			return o, fmt.Errorf("reading --oidc-client-secret-file: %w", err)
 		}
 		o.ClientSecret = strings.TrimSpace(string(b))
 	}
 	if f.oidcCA != "" {
-		b, err := os.ReadFile(f.oidcCA)
+		b, err := boundedio.ReadFile(f.oidcCA, boundedio.PEM)
 		if err != nil {
 			return o, fmt.Errorf("reading --oidc-ca-file: %w", err)
 		}

@@ -149,7 +149,7 @@ func (o *ladderOptions) options(ctx context.Context, s streams) (ladder.Options,
 
 // applyLoad lays the turn's flags over the plan, recording the ones given
 // (plan.Given) for the plan layer's checks and messages. Each turn is -z
-// long, or -n requests (-z wins, as in run); the rate is -q's (0: a
+// long, or -n requests (not both, as in run); the rate is -q's (0: a
 // fraction of the weakest capacity): the scenario's own requests,
 // duration and rate describe its runs, not the ladder's turns. The
 // scenario's concurrency holds unless -c is given.
@@ -164,7 +164,12 @@ func (o *ladderOptions) applyLoad(p *plan.Plan) {
 		}
 	}
 	l.Requests, l.Duration = 0, plan.Duration(o.duration)
-	if o.changed("requests") && !o.changed("duration") {
+	switch {
+	case o.changed("requests") && o.changed("duration"):
+		// Both given: the plan refuses the pair, naming both flags.
+		l.Requests = o.requests
+		give("requests", plan.FieldRequests)
+	case o.changed("requests"):
 		l.Requests, l.Duration = o.requests, 0
 		give("requests", plan.FieldRequests)
 	}

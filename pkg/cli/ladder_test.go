@@ -123,6 +123,8 @@ func TestLadderCommandErrors(t *testing.T) {
 		{[]string{"ladder", "-f", file, "-z", "-1s"}, "duration (-z): must be positive, got -1s"},
 		{[]string{"ladder", "-f", file, "-q", "-5"}, "rate (-q): must be more than 0"},
 		{[]string{"ladder", "-f", file, "--closed", "-q", "5"}, "or --closed, not both"},
+		{[]string{"ladder", "-f", file, "-q", "Inf"}, "rate (-q): must be a finite number"},
+		{[]string{"ladder", "-f", file, "-n", "5", "-z", "1s"}, "give -n or -z, not both"},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {

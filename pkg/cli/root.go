@@ -9,8 +9,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -26,7 +24,7 @@ const (
 	ExitOK          = 0
 	ExitError       = 1   // bad input or a setup failure
 	ExitSLOFailed   = 3   // the run completed but an SLO failed
-	ExitInterrupted = 130 // Ctrl-C: partial results were written
+	ExitInterrupted = 130 // Ctrl-C (SIGINT): partial results were written; SIGTERM gives ExitTerminated
 )
 
 // exitError carries a specific exit code through cobra.
@@ -45,14 +43,17 @@ type streams struct {
 	argv []string
 }
 
-// Main runs the command line and returns the process exit code.
+// Main runs the command line and returns the process exit code. SIGINT
+// and SIGTERM stop the command gracefully, a second one exits at once
+// (see signalHandler).
 func Main(args []string) int {
-	return run(context.Background(), args, streams{out: os.Stdout, err: os.Stderr})
+	ctx, sig := handleSignals(context.Background(), os.Exit, os.Stderr)
+	code := run(ctx, args, streams{out: os.Stdout, err: os.Stderr})
+	sig.stop()
+	return sig.code(code)
 }
 
 func run(ctx context.Context, args []string, s streams) int {
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	s.argv = append([]string{"authbench"}, args...)
 	root := newRootCmd(s)
 	root.SetArgs(args)

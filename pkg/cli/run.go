@@ -40,7 +40,7 @@ func newRunCmd(s streams) *cobra.Command {
 
 // run builds the plan, runs it and prints the outcome.
 func (o *runOptions) run(cmd *cobra.Command, args []string, s streams) error {
-	p, err := o.plan(args, s.err)
+	p, err := o.plan(cmd.Context(), args, s.err)
 	if err != nil {
 		return err
 	}

@@ -1,14 +1,15 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/authbench/authbench/internal/boundedio"
 	"github.com/authbench/authbench/pkg/auth"
 	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/scenario"
@@ -89,10 +90,10 @@ func (o *runOptions) addFlags(cmd *cobra.Command) {
 
 // plan builds the plan from a scenario file and/or flags. Defaults and
 // checks are the plan layer's: the orchestrator completes and validates it.
-func (o *runOptions) plan(args []string, log io.Writer) (*plan.Plan, error) {
+func (o *runOptions) plan(ctx context.Context, args []string, log io.Writer) (*plan.Plan, error) {
 	p := &plan.Plan{}
 	if o.file != "" {
-		sp, err := scenario.Load(o.file)
+		sp, err := scenario.LoadContext(ctx, o.file)
 		if err != nil {
 			return nil, err
 		}
@@ -162,10 +163,15 @@ func (o *runOptions) applyLoad(p *plan.Plan, set func(string) bool, give func(fl
 		l.Requests, l.Duration = o.requests, plan.Duration(o.duration)
 		delete(p.Given, plan.FieldRequests)
 		delete(p.Given, plan.FieldDuration)
-		if o.duration != 0 {
+		switch {
+		case o.duration != 0 && o.changed("requests"):
+			// Both given: the plan refuses the pair, naming both flags.
+			give("requests", plan.FieldRequests)
+			give("duration", plan.FieldDuration)
+		case o.duration != 0:
 			l.Requests = 0
 			give("duration", plan.FieldDuration)
-		} else {
+		default:
 			give("requests", plan.FieldRequests)
 		}
 	}
@@ -237,7 +243,7 @@ func (o *runOptions) applyTargets(p *plan.Plan, set func(string) bool, log io.Wr
 	}
 	var body []byte
 	if o.bodyFile != "" {
-		if body, err = os.ReadFile(o.bodyFile); err != nil {
+		if body, err = boundedio.ReadFile(o.bodyFile, boundedio.Body); err != nil {
 			return fmt.Errorf("reading body file: %w", err)
 		}
 	} else if o.body != "" {
@@ -247,6 +253,7 @@ func (o *runOptions) applyTargets(p *plan.Plan, set func(string) bool, log io.Wr
 		t := &p.Targets[i]
 		if set("method") {
 			t.Method = o.method
+			p.Give(plan.FieldTargetMethod(i), "-m")
 		}
 		t.Headers = append(t.Headers, headers...)
 		if body != nil {
@@ -254,6 +261,7 @@ func (o *runOptions) applyTargets(p *plan.Plan, set func(string) bool, log io.Wr
 		}
 		if o.host != "" {
 			t.Host = o.host
+			p.Give(plan.FieldTargetHost(i), "--host")
 		}
 		if tok != nil {
 			t.Token = tok
@@ -264,11 +272,16 @@ func (o *runOptions) applyTargets(p *plan.Plan, set func(string) bool, log io.Wr
 
 func (o *runOptions) headerList() ([]plan.Header, error) {
 	hs := append([]plan.Header(nil), o.headers.headers...)
-	if o.contentType != "" {
-		hs = append(hs, plan.Header{Name: "Content-Type", Value: o.contentType})
-	}
-	if o.accept != "" {
-		hs = append(hs, plan.Header{Name: "Accept", Value: o.accept})
+	for _, f := range []struct{ flag, name, value string }{
+		{"-T/--content-type", "Content-Type", o.contentType}, {"-A/--accept", "Accept", o.accept},
+	} {
+		if f.value == "" {
+			continue
+		}
+		if err := plan.CheckHeaderValue(f.name, f.value); err != nil {
+			return nil, fmt.Errorf("%s: %w", f.flag, err)
+		}
+		hs = append(hs, plan.Header{Name: f.name, Value: f.value})
 	}
 	return hs, nil
 }

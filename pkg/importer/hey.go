@@ -26,6 +26,7 @@ var (
 
 // heyBlock accumulates one hey output.
 type heyBlock struct {
+	start    int // the line of its "Summary:"
 	r        results.Result
 	section  string
 	sawTotal bool
@@ -46,7 +47,13 @@ func parseHey(data []byte, file string) ([]parsed, error) {
 		if !b.sawTotal {
 			return errBadLine(ToolHey, file, line, "Summary", fmt.Errorf("output has no \"Total:\" line"))
 		}
-		out = append(out, parsed{result: b.finish()})
+		r := b.finish()
+		if r.Requests == 0 {
+			// hey prints a status code or an error distribution for every
+			// run that sent anything: without one the file was cut short.
+			return errBadLine(ToolHey, file, b.start, "Summary", errNoRequests)
+		}
+		out = append(out, parsed{result: r})
 		return nil
 	}
 	sc := bufio.NewScanner(bytes.NewReader(data))
@@ -57,7 +64,7 @@ func parseHey(data []byte, file string) ([]parsed, error) {
 			if err := flush(n); err != nil {
 				return nil, err
 			}
-			b = &heyBlock{status: map[string]int64{}, errs: map[string]int64{}, samples: map[string]string{}, section: "summary"}
+			b = &heyBlock{start: n, status: map[string]int64{}, errs: map[string]int64{}, samples: map[string]string{}, section: "summary"}
 			continue
 		}
 		if b == nil || line == "" {
@@ -127,7 +134,7 @@ func (b *heyBlock) summary(line string) error {
 	case "Average":
 		dst = &b.r.Latency.Mean
 	case "Requests/sec":
-		v, err := number(val)
+		v, err := measure(val)
 		if err != nil {
 			return fmt.Errorf("%s: %w", key, err)
 		}
@@ -136,7 +143,11 @@ func (b *heyBlock) summary(line string) error {
 	default:
 		return nil // Total data, Size/request
 	}
-	v, err := number(strings.TrimSuffix(val, " secs"))
+	parse := number // hey prints NaN for the means of nothing
+	if key == "Total" {
+		parse = measure
+	}
+	v, err := parse(strings.TrimSuffix(val, " secs"))
 	if err != nil {
 		return fmt.Errorf("%s: %w", key, err)
 	}
@@ -284,6 +295,15 @@ func number(s string) (float64, error) {
 		return 0, fmt.Errorf("bad number %q", s)
 	}
 	return v, nil
+}
+
+// measure parses a count or a time, which is finite and not negative.
+func measure(s string) (float64, error) {
+	v, err := number(s)
+	if err == nil && (math.IsNaN(v) || math.IsInf(v, 0) || v < 0) {
+		err = fmt.Errorf("want a finite number, not negative, got %s", strings.TrimSpace(s))
+	}
+	return v, err
 }
 
 func finiteOr0(v float64) float64 {

@@ -27,8 +27,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
 
+	"github.com/authbench/authbench/internal/boundedio"
 	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/results"
 )
@@ -72,7 +72,7 @@ func importFiles(tool string, files []string, name string, parse func([]byte, st
 	var all []parsed
 	h := sha256.New()
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		data, err := boundedio.ReadFile(f, boundedio.Import)
 		if err != nil {
 			return nil, fmt.Errorf("importing %s output: %w", tool, err)
 		}
@@ -133,4 +133,7 @@ func errBadLine(tool, file string, line int, field string, err error) error {
 	return fmt.Errorf("importing %s output: %s:%d: %s: %w", tool, file, line, field, err)
 }
 
-var errNoValue = errors.New("no value")
+var (
+	errNoValue    = errors.New("no value")
+	errNoRequests = errors.New("the output counts no request (no status code or error distribution): is the file cut short?")
+)

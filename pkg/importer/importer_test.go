@@ -231,6 +231,11 @@ func TestImportErrors(t *testing.T) {
 		{"not hey", Hey, write("empty.txt", "hello\n"), "x", "no hey output found"},
 		{"bad number", Hey, write("bad.txt", "Summary:\n  Total:\tlots secs\n"), "x", "bad.txt:2: summary: Total: bad number"},
 		{"bad percentile", Hey, write("badp.txt", "Summary:\n  Total:\t1 secs\nLatency distribution:\n  fifty in a while\n"), "x", "badp.txt:4: latency distribution"},
+		{"truncated", Hey, write("cut.txt", "\nSummary:\n  Total:\t1.3306 secs\n  Requests/sec:\t225.4586\n"), "x", "cut.txt:2: Summary: the output counts no request"},
+		{"negative rate", Hey, write("neg.txt", strings.Replace(heyText(t), "225.4586", "-225.4586", 1)), "x", "neg.txt:7: summary: Requests/sec: want a finite number, not negative, got -225.4586"},
+		{"infinite rate", Hey, write("inf.txt", strings.Replace(heyText(t), "225.4586", "+Inf", 1)), "x", "inf.txt:7: summary: Requests/sec"},
+		{"negative total", Hey, write("negt.txt", strings.Replace(heyText(t), "1.3306", "-1.3306", 1)), "x", "negt.txt:3: summary: Total"},
+		{"wrk negative rate", Wrk, write("wrkneg.txt", strings.Replace(wrkText(t), "201.05", "-201.05", 1)), "x", "wrkneg.txt:12: "},
 		{"wrk refused", Wrk, write("wrk.txt", "Running 1s test @ http://127.0.0.1:1/\n  1 threads and 2 connections\nunable to connect to 127.0.0.1:1 Connection refused\n"), "x", "did wrk fail to connect"},
 	}
 	for _, tt := range tests {
@@ -261,4 +266,16 @@ func TestErrorClass(t *testing.T) {
 			t.Errorf("ErrorClass(%q) = %s, want %s", msg, got, want)
 		}
 	}
+}
+
+func heyText(t *testing.T) string { return readTestdata(t, "hey-200.txt") }
+func wrkText(t *testing.T) string { return readTestdata(t, "wrk-200.txt") }
+
+func readTestdata(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(td(name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -121,7 +121,7 @@ func (b *wrkBlock) line(line string) error {
 	case wrkNon2xx:
 		b.non2xx, err = strconv.ParseInt(m.sub[1], 10, 64)
 	case wrkRPS:
-		r.ThroughputRPS, err = number(m.sub[1])
+		r.ThroughputRPS, err = measure(m.sub[1])
 	}
 	return err
 }

@@ -164,13 +164,30 @@ func (at *attack) intended(k int64) int64 {
 }
 
 // scheduled counts the requests due before the end of a timed open attack.
+// Duration/period is exact but for the truncation of intended() to whole
+// nanoseconds, which moves the count by a step or two: the corrections are
+// bounded, so that no rate (a zero period, NaN) can make them spin. It runs
+// after the attack, often because ctx was cancelled, so a context check
+// would cut the count it must report.
 func (at *attack) scheduled() int64 {
+	if !(at.period > 0) || math.IsInf(at.period, 0) {
+		return 0
+	}
 	k := int64(math.Ceil(float64(at.s.Duration) / at.period))
-	for k > 0 && at.intended(k-1) >= at.end {
+	for range maxScheduleFix {
+		if k <= 0 || at.intended(k-1) < at.end {
+			break
+		}
 		k--
 	}
-	for at.intended(k) < at.end {
+	for range maxScheduleFix {
+		if at.intended(k) >= at.end {
+			break
+		}
 		k++
 	}
 	return k
 }
+
+// maxScheduleFix bounds scheduled's corrections of the rounded count.
+const maxScheduleFix = 4

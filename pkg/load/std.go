@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptrace"
@@ -72,6 +73,11 @@ func newStd(a *Attacker, r Request, ph *phaseSet) (*std, error) {
 	req.Host = r.Host
 	if req.Host == "" {
 		req.Host = req.Header.Get("Host")
+	}
+	if !validValue(req.Host) {
+		// net/http would send an empty Host instead: a different request
+		// from the one asked for.
+		return nil, fmt.Errorf("invalid Host %q", req.Host)
 	}
 	if len(r.Body) > 0 {
 		req.ContentLength = int64(len(r.Body))

@@ -82,6 +82,11 @@ func requestPrefix(a *Attacker, r Request, u *url.URL, method string) ([]byte, e
 	if host == "" {
 		host = strings.TrimSuffix(u.Host, ":")
 	}
+	if !validValue(host) {
+		// The plan refuses such a Host; the engine renders raw bytes, so a
+		// line break here would be a header of the caller's choosing.
+		return nil, fmt.Errorf("invalid Host %q", host)
+	}
 	b := fmt.Appendf(nil, "%s %s HTTP/1.1\r\nHost: %s\r\n", method, u.RequestURI(), host)
 	if r.Header.Get("User-Agent") == "" && a.userAgent != "" {
 		b = fmt.Appendf(b, "User-Agent: %s\r\n", a.userAgent)

@@ -115,8 +115,10 @@ func (p *Plan) Validate() error {
 func (p *Plan) ValidateSettings() error {
 	v := &validation{p: p, q: p.effective()}
 	v.load()
+	v.targets()
 	v.client()
 	v.slo()
+	v.finiteSLO()
 	v.execution()
 	v.publish()
 	if len(v.errs) > 0 {
@@ -141,6 +143,9 @@ func ValidateURL(s string) error {
 	}
 	if u.Host == "" {
 		return fmt.Errorf("bad url %q: no host", redact.URL(s))
+	}
+	if err := checkURLPort(u); err != nil {
+		return fmt.Errorf("bad url %q: %w", redact.URL(s), err)
 	}
 	return nil
 }

@@ -173,6 +173,7 @@ type Load struct {
 	// Duration is set.
 	Requests int64 `json:"requests,omitempty"`
 	// Duration of each iteration (hey's -z); takes precedence over Requests.
+	// Given together with Requests, Validate refuses the pair.
 	// Default 0 (use Requests).
 	Duration Duration `json:"duration,omitempty"`
 	// Concurrency is the number of workers, and so of connections (hey's -c).

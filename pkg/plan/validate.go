@@ -44,9 +44,8 @@ func (v *validation) load() {
 	if l.Concurrency < 1 {
 		v.add(FieldConcurrency, "must be at least 1, got %d", l.Concurrency)
 	}
-	if v.bad(FieldRate, l.Rate < 0, l.Rate == 0) {
-		v.add(FieldRate, "must be more than 0 requests per second, got %g (leave rate out for a closed loop)", l.Rate)
-	}
+	v.rate()
+	v.requestsOrDuration()
 	if l.Iterations < 1 {
 		v.add(FieldIterations, "must be at least 1, got %d", l.Iterations)
 	}

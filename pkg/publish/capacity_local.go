@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 
+	"github.com/authbench/authbench/internal/boundedio"
 	"github.com/authbench/authbench/pkg/analyze"
 	"github.com/authbench/authbench/pkg/results"
 	"github.com/authbench/authbench/pkg/store"
@@ -15,7 +15,7 @@ import (
 
 // ReadCapacitySearches reads a capacity run's searches.
 func ReadCapacitySearches(runDir string) ([]results.CapacitySearch, error) {
-	b, err := os.ReadFile(filepath.Join(store.Dir(runDir), results.CapacityFile))
+	b, err := boundedio.ReadFile(filepath.Join(store.Dir(runDir), results.CapacityFile), boundedio.Run)
 	if err != nil {
 		return nil, fmt.Errorf("reading capacity search: %w", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/authbench/authbench/internal/boundedio"
 	"github.com/authbench/authbench/pkg/auth"
 	"github.com/authbench/authbench/pkg/plan"
 )
@@ -109,7 +110,7 @@ func (c Config) password() (string, error) {
 	if c.PasswordFile == "" {
 		return os.Getenv(EnvPassword), nil
 	}
-	b, err := os.ReadFile(c.PasswordFile)
+	b, err := boundedio.ReadFile(c.PasswordFile, boundedio.Secret)
 	if err != nil {
 		return "", fmt.Errorf("reading opensearch password file: %w", err)
 	}

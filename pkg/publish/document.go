@@ -149,7 +149,7 @@ func Documents(runDir string) ([]Document, error) {
 		}
 		d.Figures = figures(r)
 		if r.HistogramFile != "" {
-			h, err := store.ReadHistogramLog(filepath.Join(store.Dir(runDir), r.HistogramFile))
+			h, err := store.ReadRunHistogram(runDir, r.HistogramFile)
 			if err != nil {
 				return nil, fmt.Errorf("publishing %s: %w", runDir, err)
 			}

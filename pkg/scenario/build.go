@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/authbench/authbench/internal/boundedio"
 	"github.com/authbench/authbench/pkg/auth"
 	"github.com/authbench/authbench/pkg/plan"
 )
@@ -35,6 +36,13 @@ func (b *builder) errAt(s any, path, key, format string, args ...any) {
 		return
 	}
 	b.errorf(b.line(s, key), p, format, args...)
+}
+
+// refuse reports a value the plan's checks refused at its line, and marks
+// it so that the plan layer's findings (settingErrors) do not repeat it.
+func (b *builder) refuse(s any, path, key string, err error) {
+	b.errAt(s, path, key, "%v", err)
+	b.failed[join(path, key)] = true
 }
 
 // line is where field key of the schema struct s was written; key ""
@@ -163,11 +171,11 @@ func (b *builder) target(t *targetSpec, path string) plan.Target {
 		b.errAt(t, path, "name", "%s", msg)
 	}
 	b.url(t, path, "url", t.URL)
-	if t.Method != "" && !isToken(t.Method) {
-		b.errAt(t, path, "method", "%q is not an HTTP method", t.Method)
+	if err := plan.CheckMethod(t.Method); t.Method != "" && err != nil {
+		b.refuse(t, path, "method", err)
 	}
-	if t.Host != "" && (strings.ContainsAny(t.Host, "/@") || strings.ContainsFunc(t.Host, func(r rune) bool { return r <= ' ' })) {
-		b.errAt(t, path, "host", "want a host such as echo.example or echo.example:8443, got %q", t.Host)
+	if err := plan.CheckHost(t.Host); t.Host != "" && err != nil {
+		b.refuse(t, path, "host", err)
 	}
 	pt.Body, pt.BodyFile = b.body(t, path)
 	if t.Token != nil {
@@ -197,6 +205,8 @@ func (b *builder) url(s any, path, key, raw string) {
 		b.errAt(s, path, key, "want an absolute http or https URL, got %q", u.Redacted())
 	case u.Host == "":
 		b.errAt(s, path, key, "no host in %q", u.Redacted())
+	case plan.CheckPort(u.Port()) != nil && u.Port() != "":
+		b.errAt(s, path, key, "%v", plan.CheckPort(u.Port()))
 	case hasPassword(u):
 		b.errAt(s, path, key, "%q holds a password, which would be recorded with the run: use a token or a header instead", u.Redacted())
 	}
@@ -215,7 +225,7 @@ func (b *builder) body(t *targetSpec, path string) ([]byte, string) {
 		return []byte(*t.Body), ""
 	case t.BodyFile != "":
 		p := b.resolve(t.BodyFile)
-		data, err := os.ReadFile(p)
+		data, err := boundedio.ReadFile(p, boundedio.Body)
 		if err != nil {
 			b.errAt(t, path, "body_file", "%s", fileProblem(p, err))
 			return nil, ""

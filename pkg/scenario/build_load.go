@@ -14,9 +14,6 @@ func (b *builder) load(p *plan.Plan, l *loadSpec) {
 		b.give(p, l, path, "requests")
 	}
 	if l.Duration != nil {
-		if l.Requests != nil {
-			b.errAt(l, path, "duration", "give requests or duration, not both")
-		}
 		out.Duration = plan.Duration(*l.Duration)
 		b.give(p, l, path, "duration")
 	}

@@ -15,18 +15,23 @@
 package scenario
 
 import (
+	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 
+	"github.com/authbench/authbench/internal/boundedio"
 	"github.com/authbench/authbench/pkg/plan"
 )
 
 // Load reads and checks the scenario file at path. Relative paths in it are
 // resolved against its directory, made absolute. Problems are returned as
 // Errors; a file that cannot be read gives an ordinary error.
-func Load(path string) (*plan.Plan, error) {
-	data, err := os.ReadFile(path)
+func Load(path string) (*plan.Plan, error) { return LoadContext(context.Background(), path) }
+
+// LoadContext is Load that gives up when ctx is done: a FIFO may wait for
+// its writer forever. The file is read up to boundedio.Scenario.
+func LoadContext(ctx context.Context, path string) (*plan.Plan, error) {
+	data, err := boundedio.ReadFileContext(ctx, path, boundedio.Scenario)
 	if err != nil {
 		return nil, fmt.Errorf("reading scenario: %w", err)
 	}

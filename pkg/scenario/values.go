@@ -147,28 +147,14 @@ func (d *decoder) header(h *headerList, key *yaml.Node, name string, val *yaml.N
 // add checks a header and appends it. Values are never quoted back: an
 // Authorization header's value is a secret.
 func (d *decoder) add(h *headerList, n *yaml.Node, name, value, path string) {
-	switch {
-	case !isToken(name):
-		d.fail(n, path, "header name %q is not a valid HTTP header name", name)
+	switch err := plan.CheckHeaderValue(name, value); {
+	case plan.CheckHeaderName(name) != nil:
+		d.fail(n, path, "%v", plan.CheckHeaderName(name))
 	case strings.EqualFold(name, "Host"):
 		d.fail(n, path, "use the target's host field to override the Host header")
-	case strings.ContainsAny(value, "\r\n\x00"):
-		d.fail(n, path, "header value must be on one line")
+	case err != nil:
+		d.fail(n, path, "%v", err)
 	default:
 		*h = append(*h, plan.Header{Name: name, Value: value})
 	}
-}
-
-// isToken reports whether s is an RFC 9110 token: a valid header name or
-// method.
-func isToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, r := range s {
-		if r > 0x7e || r <= ' ' || strings.ContainsRune(`"(),/:;<=>?@[\]{}`, r) {
-			return false
-		}
-	}
-	return true
 }

@@ -2,11 +2,12 @@ package store
 
 import (
 	"fmt"
+	"io"
 	"os"
-	"path/filepath"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/authbench/authbench/internal/boundedio"
 	"github.com/authbench/authbench/pkg/results"
 )
 
@@ -18,7 +19,13 @@ func ReadHistogramLog(path string) (*hdrhistogram.Histogram, error) {
 		return nil, fmt.Errorf("reading histogram log: %w", err)
 	}
 	defer f.Close()
-	rd := hdrhistogram.NewHistogramLogReader(f)
+	return readHistogramLog(f, path)
+}
+
+// readHistogramLog merges the intervals of the log f, read up to
+// boundedio.Histogram; path names it in errors.
+func readHistogramLog(f io.Reader, path string) (*hdrhistogram.Histogram, error) {
+	rd := hdrhistogram.NewHistogramLogReader(boundedio.NewReader(f, path, boundedio.Histogram))
 	var merged *hdrhistogram.Histogram
 	for {
 		h, err := rd.NextIntervalHistogram()
@@ -48,7 +55,7 @@ func ReadHistograms(dir string, run *results.Run) ([]*hdrhistogram.Histogram, er
 		if r.HistogramFile == "" {
 			continue
 		}
-		h, err := ReadHistogramLog(filepath.Join(Dir(dir), r.HistogramFile))
+		h, err := ReadRunHistogram(dir, r.HistogramFile)
 		if err != nil {
 			return nil, err
 		}

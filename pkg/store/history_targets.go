@@ -3,7 +3,6 @@ package store
 import (
 	"database/sql"
 	"math"
-	"path/filepath"
 	"slices"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -101,7 +100,7 @@ func mergedHistogram(runDir string, rs []results.Result) (*hdrhistogram.Histogra
 		if r.HistogramFile == "" {
 			return nil, 0
 		}
-		h := readHlog(filepath.Join(Dir(runDir), r.HistogramFile))
+		h := readHlog(runDir, r.HistogramFile)
 		if h == nil {
 			return nil, 0
 		}
@@ -118,8 +117,8 @@ func mergedHistogram(runDir string, rs []results.Result) (*hdrhistogram.Histogra
 }
 
 // readHlog is ReadHistogramLog, nil if unreadable.
-func readHlog(path string) *hdrhistogram.Histogram {
-	h, err := ReadHistogramLog(path)
+func readHlog(runDir, name string) *hdrhistogram.Histogram {
+	h, err := ReadRunHistogram(runDir, name)
 	if err != nil {
 		return nil
 	}

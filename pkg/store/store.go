@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/authbench/authbench/internal/boundedio"
 	"github.com/authbench/authbench/pkg/atomicfile"
 	"github.com/authbench/authbench/pkg/results"
 )
@@ -88,7 +89,7 @@ func Read(path string) (*results.Run, error) {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		file = filepath.Join(path, results.RunFile)
 	}
-	b, err := os.ReadFile(file)
+	b, err := boundedio.ReadFile(file, boundedio.Run)
 	if err != nil {
 		return nil, fmt.Errorf("reading run: %w", err)
 	}
@@ -98,6 +99,9 @@ func Read(path string) (*results.Run, error) {
 	}
 	if run.SchemaVersion > results.SchemaVersion {
 		return nil, fmt.Errorf("reading run %s: schema version %d is newer than this authbench understands (%d)", file, run.SchemaVersion, results.SchemaVersion)
+	}
+	if err := checkRunFiles(file, &run); err != nil {
+		return nil, err
 	}
 	return &run, nil
 }
@@ -113,7 +117,7 @@ func Dir(path string) string {
 // ReadTimeline loads timeline.json from a run directory; a run without one
 // (an imported run) yields an empty timeline, not an error.
 func ReadTimeline(dir string) (*results.Timeline, error) {
-	b, err := os.ReadFile(filepath.Join(Dir(dir), results.TimelineFile))
+	b, err := boundedio.ReadFile(filepath.Join(Dir(dir), results.TimelineFile), boundedio.Run)
 	if os.IsNotExist(err) {
 		return &results.Timeline{}, nil
 	}

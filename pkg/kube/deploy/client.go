@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/authbench/authbench/internal/boundedio"
 	"github.com/authbench/authbench/internal/capool"
 )
 
@@ -59,7 +59,7 @@ func FromKubeconfig(path string) (*Client, error) { return FromKubeconfigContext
 // FromKubeconfigContext is FromKubeconfig for the named context ("": the
 // current one), as kubectl's --context.
 func FromKubeconfigContext(path, context string) (*Client, error) {
-	b, err := os.ReadFile(path)
+	b, err := boundedio.ReadFile(path, boundedio.Config)
 	if err != nil {
 		return nil, fmt.Errorf("reading kubeconfig: %w", err)
 	}
@@ -120,7 +120,7 @@ func FromKubeconfigContext(path, context string) (*Client, error) {
 		}
 		c.token = u.User.Token
 		if u.User.TokenFile != "" {
-			t, err := os.ReadFile(rel(u.User.TokenFile))
+			t, err := boundedio.ReadFile(rel(u.User.TokenFile), boundedio.Secret)
 			if err != nil {
 				return nil, fmt.Errorf("%s: user %s: %w", path, userName, err)
 			}
@@ -138,7 +138,7 @@ func pemOf(file, data string) ([]byte, error) {
 	if file == "" {
 		return nil, nil
 	}
-	return os.ReadFile(file)
+	return boundedio.ReadFile(file, boundedio.PEM)
 }
 
 // Do sends one request and returns the status and body.

@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"sync"
 	"time"
 
+	"github.com/authbench/authbench/internal/boundedio"
 	"github.com/authbench/authbench/pkg/auth"
 	"github.com/authbench/authbench/pkg/kube/deploy"
 	"github.com/authbench/authbench/pkg/load"
@@ -59,7 +59,7 @@ func RunAgent(ctx context.Context, configPath string, index int, out io.Writer) 
 }
 
 func (a *agent) prepare(ctx context.Context, path string) error {
-	b, err := os.ReadFile(path)
+	b, err := boundedio.ReadFile(path, boundedio.Config)
 	if err != nil {
 		return fmt.Errorf("reading agent config: %w", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/authbench/authbench/internal/boundedio"
 	"github.com/authbench/authbench/pkg/auth"
 	"github.com/authbench/authbench/pkg/kube/deploy"
 	"github.com/authbench/authbench/pkg/plan"
@@ -95,7 +96,7 @@ func (m *material) oidc(i int, o *auth.OIDC) (*auth.Spec, error) {
 		}
 	}
 	if c.CACert != "" {
-		b, err := os.ReadFile(c.CACert)
+		b, err := boundedio.ReadFile(c.CACert, boundedio.PEM)
 		if err != nil {
 			return nil, fmt.Errorf("oidc: reading cacert: %w", err)
 		}
@@ -113,7 +114,7 @@ func secretValue(what, env, file string) (string, error) {
 		}
 		return v, nil
 	case file != "":
-		b, err := os.ReadFile(file)
+		b, err := boundedio.ReadFile(file, boundedio.Secret)
 		if err != nil {
 			return "", fmt.Errorf("oidc: reading %s: %w", what, err)
 		}
@@ -131,7 +132,7 @@ func (m *material) clientFiles(c plan.Client) (plan.Client, error) {
 		if *f.p == "" {
 			continue
 		}
-		b, err := os.ReadFile(*f.p)
+		b, err := boundedio.ReadFile(*f.p, boundedio.PEM)
 		if err != nil {
 			return c, fmt.Errorf("reading %s for the pods: %w", *f.p, err)
 		}
