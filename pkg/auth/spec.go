@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -189,4 +190,14 @@ func (s *Spec) summary() string {
 		return d
 	}
 	return "none"
+}
+
+// MarshalJSON records the spec with a command's arguments redacted
+// (redact.Command): `curl -u admin:pw ...` would put a password in
+// run.json. Nothing reads a command back from a record.
+func (s Spec) MarshalJSON() ([]byte, error) {
+	type raw Spec
+	r := raw(s)
+	r.Command = redact.Command(s.Command)
+	return json.Marshal(r)
 }

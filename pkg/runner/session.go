@@ -113,7 +113,9 @@ func (s *Session) CreateDir() error {
 // Probe fingerprints target i and records it in the environment.
 func (s *Session) Probe(ctx context.Context, i int) results.TargetFingerprint {
 	fp := s.c.Executor.Probe(ctx, i)
-	fp.URL = redact.URL(fp.URL)
+	// The error quotes the URL (net/http does); a server may echo a
+	// credential in its Server header.
+	fp.URL, fp.Error, fp.Server = redact.URL(fp.URL), redact.Text(fp.Error), redact.Header("Server", fp.Server)
 	s.Run.Environment.Targets = append(s.Run.Environment.Targets, fp)
 	return fp
 }
