@@ -91,7 +91,7 @@ var (
 	userinfoPattern = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://[^/\s:@]*:)([^/\s@]+)@`)
 	// paramPattern matches a token parameter outside a URL, as an
 	// identity provider echoes a form ("password=...&client_id=...").
-	paramPattern = regexp.MustCompile(`(?i)\b(access_token|id_token|refresh_token|client_secret|client_assertion|password|passwd|api_key|apikey|token)=([^&\s"'<>,;#)\]}|`+"`"+`]+)`)
+	paramPattern = regexp.MustCompile(`(?i)\b(access_token|id_token|refresh_token|client_secret|client_assertion|password|passwd|api_key|apikey|token)=([^&\s"'<>,;#)\]}|` + "`" + `]+)`)
 	// jsonPattern matches a token field of an echoed JSON body.
 	jsonPattern = regexp.MustCompile(`(?i)"(access_token|id_token|refresh_token|client_secret|client_assertion|password|token)"\s*:\s*"((?:[^"\\]|\\.)+)"`)
 )
