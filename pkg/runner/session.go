@@ -154,7 +154,7 @@ func (s *Session) Measure(ctx context.Context, i int, name string, it int, spec 
 	hlogName := store.HistogramFileName(name, it)
 	var hlog *atomicfile.File
 	if s.Dir != "" {
-		f, err := atomicfile.Create(filepath.Join(s.Dir, hlogName), 0o644)
+		f, err := atomicfile.Create(filepath.Join(s.Dir, hlogName), store.ResultMode)
 		if err != nil {
 			fmt.Fprintf(s.c.Log, "warning: creating histogram log: %v\n", err)
 		} else {
