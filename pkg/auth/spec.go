@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -199,5 +200,11 @@ func (s Spec) MarshalJSON() ([]byte, error) {
 	type raw Spec
 	r := raw(s)
 	r.Command = redact.Command(s.Command)
-	return json.Marshal(r)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // "<redacted, N chars>" reads as written
+	if err := enc.Encode(r); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }
