@@ -84,7 +84,7 @@ func TestNoSecretInAnySink(t *testing.T) {
 	for _, args := range [][]string{
 		{"run", "-n", "10", "-c", "2", "--name", "sinks", "--out", out, "-o", "json",
 			"--token-command", "echo " + tok, "-H", "X-Goog-IAP-JWT-Assertion: " + jwt, target},
-		{"run", "-n", "2", "-c", "1", "--name", "refused", "--out", out,
+		{"run", "-n", "2", "-c", "1", "--name", "refused", "--out", out, "-o", "json",
 			closedPort(t) + "x?access_token=" + refused},
 	} {
 		r := mustRun(t, ExitOK, args...)
