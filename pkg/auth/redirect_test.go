@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"encoding/base64"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -58,5 +59,22 @@ func TestOIDCRefusesRedirects(t *testing.T) {
 				t.Errorf("the redirect target received %q", elsewhere.seen)
 			}
 		})
+	}
+}
+
+// TestProviderEchoesBasicHeader: a provider that quotes the client's
+// Basic header in its refusal is quoted without it.
+func TestProviderEchoesBasicHeader(t *testing.T) {
+	p := newFakeIdP(t)
+	p.echoHeader = true
+	o := p.spec(t)
+	o.ClientSecretFile = writeFile(t, "cs", "S3CRET-wrong-client")
+	_, err := New(t.Context(), &Spec{OIDC: o})
+	if err == nil || !strings.Contains(err.Error(), "refused (got Basic <redacted") {
+		t.Fatalf("New() error = %v, want the refusal quoted, redacted", err)
+	}
+	basic := base64.StdEncoding.EncodeToString([]byte(p.clientID + ":S3CRET-wrong-client"))
+	if strings.Contains(err.Error(), basic) || strings.Contains(err.Error(), "S3CRET") {
+		t.Errorf("error %q quotes the Basic credential", err)
 	}
 }
