@@ -70,3 +70,31 @@ func writePassword(t *testing.T, pass string) string {
 	}
 	return p
 }
+
+// TestDocumentsRedactOldRun: a run.json written before probe errors and
+// Server headers were redacted is published without their secrets.
+func TestDocumentsRedactOldRun(t *testing.T) {
+	dir := fixtureRun(t, t.TempDir(), "old", day0, 20, "api")
+	b, err := os.ReadFile(filepath.Join(dir, "run.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := strings.Replace(string(b), `"server": "nginx"`,
+		`"server": "gw Bearer S3CRETS3CRET", "error": "Get \"http://127.0.0.1:1/x?access_token=S3CRET-q\": refused"`, 1)
+	if raw == string(b) {
+		t.Fatal("fixture has no server field to replace")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "run.json"), []byte(raw), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	docs, err := Documents(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range docs {
+		e := d.Environment
+		if strings.Contains(e.BackendServer+e.BackendError, "S3CRET") || !strings.Contains(e.BackendError, "access_token=REDACTED") {
+			t.Errorf("document environment %+v: want the secrets redacted", e)
+		}
+	}
+}
