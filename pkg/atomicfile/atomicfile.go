@@ -6,9 +6,13 @@
 package atomicfile
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 )
 
 // File streams into a temporary file that Commit moves into place; until
@@ -17,28 +21,41 @@ import (
 type File struct {
 	*os.File
 	path string
-	perm os.FileMode
 }
 
-// Create starts writing path with permissions perm.
+// Create starts writing path with permissions perm less the process's
+// umask, as os.WriteFile would: results are written 0666 and follow the
+// user's umask (0644 under 022, 0600 under 077), files holding secrets
+// 0600 whatever it is. The destination, if it exists, is replaced with
+// these permissions, not its own.
 func Create(path string, perm os.FileMode) (*File, error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	f, err := createTemp(path, perm)
 	if err != nil {
 		return nil, fmt.Errorf("writing %s: %w", path, err)
 	}
-	return &File{File: f, path: path, perm: perm}, nil
+	return &File{File: f, path: path}, nil
 }
 
-// Commit syncs and closes the file, sets its permissions (even when the
-// destination existed with others) and renames it into place. On failure
+// createTemp creates a new temporary file beside path with perm, the
+// kernel applying the umask (os.CreateTemp would make it 0600 whatever
+// perm is, and a chmod afterwards would ignore the umask).
+func createTemp(path string, perm os.FileMode) (*os.File, error) {
+	prefix := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp-")
+	for range 100 {
+		f, err := os.OpenFile(prefix+strconv.FormatUint(rand.Uint64(), 36), os.O_RDWR|os.O_CREATE|os.O_EXCL, perm)
+		if !errors.Is(err, fs.ErrExist) {
+			return f, err
+		}
+	}
+	return nil, fmt.Errorf("no unused temporary name beside %s", path)
+}
+
+// Commit syncs and closes the file and renames it into place. On failure
 // the temporary file is removed and the destination is untouched.
 func (f *File) Commit() error {
 	err := f.File.Sync()
 	if cerr := f.File.Close(); err == nil {
 		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(f.Name(), f.perm)
 	}
 	if err == nil {
 		err = os.Rename(f.Name(), f.path)

@@ -33,6 +33,7 @@ type fakeIdP struct {
 	postOnly      bool // refuse client_secret_basic
 	down          bool // answer everything with 503
 	echo          bool // put the submitted credentials in error messages
+	echoHeader    bool // put the Authorization header in error messages
 	tokenPrefix   string
 	n             int
 	live          map[string]bool // refresh tokens issued
@@ -154,6 +155,11 @@ func (p *fakeIdP) clientOK(w http.ResponseWriter, r *http.Request, g *grantSeen)
 		desc := "Invalid client credentials"
 		if p.echo {
 			desc += " " + secret
+		}
+		if p.echoHeader {
+			// Not a client error, so the source does not retry with post.
+			oauthError(w, 403, "access_denied", "refused (got "+r.Header.Get("Authorization")+")")
+			return false
 		}
 		oauthError(w, 401, "invalid_client", desc)
 		return false

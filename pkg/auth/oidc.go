@@ -2,6 +2,7 @@ package auth
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -65,6 +66,10 @@ func newOIDC(ctx context.Context, cfg *OIDC, o options) (*oidcSource, error) {
 		return nil, err
 	}
 	s.scrub.Add(s.clientSecret, s.password, url.QueryEscape(s.clientSecret), url.QueryEscape(s.password))
+	if s.clientSecret != "" {
+		// The Basic header of client_secret_basic, should a provider echo it.
+		s.scrub.Add(base64.StdEncoding.EncodeToString([]byte(url.QueryEscape(cfg.ClientID) + ":" + url.QueryEscape(s.clientSecret))))
+	}
 	if s.client = o.httpClient; s.client == nil {
 		if s.client, err = providerClient(cfg); err != nil {
 			return nil, err

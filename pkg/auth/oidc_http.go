@@ -16,6 +16,7 @@ import (
 
 	"github.com/authbench/authbench/internal/boundedio"
 	"github.com/authbench/authbench/internal/capool"
+	"github.com/authbench/authbench/internal/httpclient"
 	"github.com/authbench/authbench/pkg/redact"
 )
 
@@ -35,15 +36,14 @@ const (
 	stylePost                     // client_secret_post: in the form
 )
 
-// providerClient trusts the system's CAs plus CACert, unless Insecure.
+// providerClient trusts the system's CAs plus CACert, unless Insecure,
+// and never follows a redirect with the password or client secret.
 func providerClient(cfg *OIDC) (*http.Client, error) {
 	tc, err := capool.TLSConfig(cfg.CACert, cfg.Insecure)
 	if err != nil {
 		return nil, fmt.Errorf("reading oidc cacert: %w", err)
 	}
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.TLSClientConfig = tc
-	return &http.Client{Transport: tr, Timeout: providerTimeout}, nil
+	return httpclient.New(tc, providerTimeout), nil
 }
 
 // discover reads the token endpoint from the issuer's OpenID configuration.

@@ -1,6 +1,8 @@
 package auth
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -189,4 +191,20 @@ func (s *Spec) summary() string {
 		return d
 	}
 	return "none"
+}
+
+// MarshalJSON records the spec with a command's arguments redacted
+// (redact.Command): `curl -u admin:pw ...` would put a password in
+// run.json. Nothing reads a command back from a record.
+func (s Spec) MarshalJSON() ([]byte, error) {
+	type raw Spec
+	r := raw(s)
+	r.Command = redact.Command(s.Command)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // "<redacted, N chars>" reads as written
+	if err := enc.Encode(r); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }

@@ -148,6 +148,7 @@ func TestErrorMessagesRedacted(t *testing.T) {
 	for _, tt := range []struct{ name, url string }{
 		{"URL password in a refused scheme", "ftp://u:hunter2secret@127.0.0.1/"},
 		{"URL password without a host", "http://u:hunter2secret@/"},
+		{"query token in a URL with a bad escape", "http://127.0.0.1/%zz?access_token=hunter2secret"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := mustRun(t, ExitError, "run", tt.url)

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 
+	"github.com/authbench/authbench/pkg/redact"
 	"github.com/authbench/authbench/pkg/results"
 )
 
@@ -23,9 +24,15 @@ func (a *Attacker) Probe(ctx context.Context, r Request) results.TargetFingerpri
 	if method == "" {
 		method = http.MethodGet
 	}
+	var secrets []string // what this request carries, never to be recorded
+	for name, vs := range r.Header {
+		for _, v := range vs {
+			secrets = append(secrets, redact.HeaderSecrets(name, v)...)
+		}
+	}
 	req, err := http.NewRequestWithContext(ctx, method, r.URL, bytes.NewReader(r.Body))
 	if err != nil {
-		fp.Error = err.Error()
+		fp.Error = redact.Text(err.Error(), secrets...)
 		return fp
 	}
 	req.Header = r.Header.Clone()
@@ -50,17 +57,20 @@ func (a *Attacker) Probe(ctx context.Context, r Request) results.TargetFingerpri
 			return fp
 		}
 		req.Header.Set("Authorization", "Bearer "+tok)
+		secrets = append(secrets, tok)
 	}
 	res, err := a.std.Do(req)
 	if err != nil {
-		fp.Error = err.Error()
+		// net/http quotes the whole URL, query token and all.
+		fp.Error = redact.Text(err.Error(), secrets...)
 		return fp
 	}
 	defer res.Body.Close()
-	fp.Status, fp.Server = res.StatusCode, res.Header.Get("Server")
+	// A server may echo what it received in its Server header.
+	fp.Status, fp.Server = res.StatusCode, redact.Text(res.Header.Get("Server"), secrets...)
 	h := sha256.New()
 	if _, err := io.Copy(h, io.LimitReader(res.Body, probeBodyMax)); err != nil {
-		fp.Error = "reading probe body: " + err.Error()
+		fp.Error = "reading probe body: " + redact.Text(err.Error(), secrets...)
 		return fp
 	}
 	fp.BodySHA256 = hex.EncodeToString(h.Sum(nil))

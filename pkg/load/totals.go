@@ -1,5 +1,7 @@
 package load
 
+import "github.com/authbench/authbench/pkg/redact"
+
 // lateSend is how late a send may be and still count as on time. Go timers
 // and the scheduler cannot promise better than about a millisecond, so a
 // request sent more than 1 ms after its intended time is a late send.
@@ -41,7 +43,8 @@ func (t *totals) add(open bool, intended, sent, end int64, status int, err error
 		class := classify(err)
 		t.errors[class]++
 		if _, ok := t.samples[class]; !ok {
-			t.samples[class] = err.Error()
+			// The sample is recorded: net/http quotes the whole URL.
+			t.samples[class] = redact.Text(err.Error())
 		}
 		return
 	}

@@ -12,6 +12,7 @@ import (
 	"text/template"
 	"time"
 
+	"github.com/authbench/authbench/internal/httpclient"
 	"github.com/authbench/authbench/pkg/auth"
 	"github.com/authbench/authbench/pkg/plan"
 )
@@ -108,7 +109,7 @@ func NewPrometheus(o PromOptions, comps []PromComponent) (*PrometheusSampler, er
 		o.Margin = DefaultMargin
 	}
 	if o.Client == nil {
-		o.Client = &http.Client{Timeout: promTimeout}
+		o.Client = httpclient.New(nil, promTimeout)
 	}
 	s := &PrometheusSampler{o: o, base: u, now: time.Now}
 	for _, c := range comps {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/authbench/authbench/internal/capool"
+	"github.com/authbench/authbench/internal/httpclient"
 	"github.com/authbench/authbench/pkg/plan"
 )
 
@@ -20,7 +21,5 @@ func promClient(p *plan.Prometheus) (*http.Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading prometheus cacert: %w", err)
 	}
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.TLSClientConfig = tc
-	return &http.Client{Timeout: promTimeout, Transport: tr}, nil
+	return httpclient.New(tc, promTimeout), nil
 }

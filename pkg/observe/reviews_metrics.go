@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/authbench/authbench/internal/httpclient"
 	"github.com/authbench/authbench/pkg/auth"
 )
 
@@ -33,9 +34,13 @@ type MetricsReviews struct {
 	// Token is sent as a bearer token. Default: none.
 	Token auth.TokenSource
 	// Client sends the request; give it the API server's CA. Default:
-	// http.DefaultClient with a 10 s timeout per read.
+	// a client refusing redirects (the token would follow them), with a
+	// 10 s timeout per read.
 	Client *http.Client
 }
+
+// metricsClient is MetricsReviews' default client.
+var metricsClient = httpclient.New(nil, 0)
 
 // Source is ReviewSourceMetrics.
 func (m *MetricsReviews) Source() string { return ReviewSourceMetrics }
@@ -57,7 +62,7 @@ func (m *MetricsReviews) Read(ctx context.Context) (ReviewTally, error) {
 	}
 	c := m.Client
 	if c == nil {
-		c = http.DefaultClient
+		c = metricsClient
 	}
 	resp, err := c.Do(req)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -13,7 +14,9 @@ import (
 	"strings"
 
 	"github.com/authbench/authbench/internal/capool"
+	"github.com/authbench/authbench/internal/httpclient"
 	"github.com/authbench/authbench/pkg/auth"
+	"github.com/authbench/authbench/pkg/redact"
 )
 
 // Client talks to one OpenSearch or Elasticsearch server over its REST
@@ -25,6 +28,9 @@ type Client struct {
 	tokens auth.TokenSource
 	user   string
 	pass   string
+	// scrub holds the password and its Basic header, for answers that
+	// echo them.
+	scrub redact.Scrubber
 }
 
 // NewClient checks cfg and prepares TLS and credentials. The token
@@ -34,26 +40,27 @@ func NewClient(ctx context.Context, cfg Config) (*Client, error) {
 		return nil, err
 	}
 	base, _ := url.Parse(strings.TrimRight(cfg.URL, "/"))
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12}
+	tc := &tls.Config{MinVersion: tls.VersionTLS12}
 	if cfg.CACert != "" {
 		pool, err := caPool(cfg.CACert)
 		if err != nil {
 			return nil, err
 		}
-		tr.TLSClientConfig.RootCAs = pool
+		tc.RootCAs = pool
 	}
 	timeout := cfg.Timeout
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	c := &Client{cfg: cfg, base: base, hc: &http.Client{Transport: tr, Timeout: timeout}, user: cfg.User}
+	// No redirects: the Basic header would follow one to another port.
+	c := &Client{cfg: cfg, base: base, hc: httpclient.New(tc, timeout), user: cfg.User}
 	if cfg.User != "" {
 		p, err := cfg.password()
 		if err != nil {
 			return nil, err
 		}
 		c.pass = p
+		c.scrub.Add(p, base64.StdEncoding.EncodeToString([]byte(cfg.User+":"+p)))
 	}
 	if cfg.Token != nil {
 		ts, err := auth.New(ctx, cfg.Token)
@@ -108,12 +115,16 @@ func (c *Client) do(ctx context.Context, method, path string, body []byte, ctype
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {
-		return 0, nil, fmt.Errorf("opensearch %s %s: %w", method, c.URL()+"/"+strings.TrimLeft(path, "/"), err)
+		return 0, nil, fmt.Errorf("opensearch %s %s: %w", method, c.URL()+"/"+strings.TrimLeft(path, "/"), c.scrub.Error(err))
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, 256<<20))
 	if err != nil {
 		return resp.StatusCode, nil, fmt.Errorf("opensearch %s %s: reading answer: %w", method, path, err)
+	}
+	if resp.StatusCode/100 != 2 {
+		// A refusal is quoted in errors: it must not echo the credentials.
+		b = []byte(c.scrub.Scrub(string(b)))
 	}
 	return resp.StatusCode, b, nil
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/authbench/authbench/pkg/analyze"
 	"github.com/authbench/authbench/pkg/plan"
+	"github.com/authbench/authbench/pkg/redact"
 	"github.com/authbench/authbench/pkg/results"
 	"github.com/authbench/authbench/pkg/store"
 )
@@ -225,6 +226,10 @@ func baseDocument(run *results.Run, id, target string) Document {
 			}
 		}
 	}
+	// The document is a sink of its own: a run.json written before its
+	// fields were redacted is published redacted.
+	d.URL, d.Environment.BackendError = redact.URL(d.URL), redact.Text(d.Environment.BackendError)
+	d.Environment.BackendServer = redact.Header("Server", d.Environment.BackendServer)
 	if run.Lab != nil {
 		d.LabStack = run.Lab.Stacks
 	}

@@ -4,8 +4,9 @@ import "strings"
 
 // secretFlags take a secret as their value, given as "--flag value" or
 // "--flag=value", with one or two dashes. Flags that name where a secret is
-// kept (--token-file, --token-env, --token-command) are not listed: their
-// values are safe and tell the reader how the run was authenticated.
+// kept (--token-file, --token-env) are not listed: their values are safe
+// and tell the reader how the run was authenticated. --token-command is
+// in commandFlags: its program is kept, its arguments may hold a password.
 var secretFlags = map[string]bool{
 	"token":         true,
 	"bearer-token":  true,
@@ -15,6 +16,9 @@ var secretFlags = map[string]bool{
 	"basic-auth":    true,
 	"cookie":        true,
 }
+
+// commandFlags take a shell command, recorded as Command redacts it.
+var commandFlags = map[string]bool{"token-command": true}
 
 // headerFlags take a "Name: value" header, as in hey and curl.
 var headerFlags = map[string]bool{"H": true, "header": true}
@@ -55,6 +59,11 @@ func arg(a string) (string, func(string) string) {
 			return dashes + name + "=" + once(value), nil
 		}
 		return a, once
+	case commandFlags[name]:
+		if hasValue {
+			return dashes + name + "=" + Command(value), nil
+		}
+		return a, Command
 	case headerFlags[name]:
 		if hasValue {
 			return dashes + name + "=" + HeaderLine(value), nil

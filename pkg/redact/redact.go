@@ -28,13 +28,14 @@ var sensitiveHeaders = map[string]bool{
 	"set-cookie":               true,
 	"x-auth-token":             true,
 	"x-forwarded-access-token": true,
+	"x-amzn-oidc-data":         true, // an ALB's signed JWT of the user's claims
 }
 
 // secretWords mark header and parameter names whose values are treated as
 // secrets on top of the fixed lists. Reports are pasted into tickets and
 // chats, so redacting an innocent "Idempotency-Key" costs far less than
 // printing an "X-Api-Key".
-var secretWords = []string{"auth", "token", "key", "secret", "cookie", "session", "passw", "credential", "sig"}
+var secretWords = []string{"auth", "token", "key", "secret", "cookie", "session", "passw", "credential", "sig", "jwt", "assertion"}
 
 // IsSecretHeader reports whether a header's value must never be written.
 func IsSecretHeader(name string) bool {
@@ -42,11 +43,13 @@ func IsSecretHeader(name string) bool {
 	return sensitiveHeaders[n] || slices.ContainsFunc(secretWords, func(w string) bool { return strings.Contains(n, w) })
 }
 
-// Header returns value unchanged for ordinary headers and redacted (as by
-// Value) for secret ones.
+// Header returns a secret header's value redacted (as by Value), and an
+// ordinary header's value with whatever looks like a credential in it (a
+// JWT, a bearer or Basic credential, a URL's password or token parameter)
+// redacted as by Text: a proxy may put a JWT in a header of any name.
 func Header(name, value string) string {
 	if !IsSecretHeader(name) {
-		return value
+		return patterns(value)
 	}
 	return Value(value)
 }

@@ -19,15 +19,16 @@ func isSecretParam(name string) bool {
 // URL hides a URL's password (user:REDACTED@host) and the values of secret
 // query and fragment parameters (an OAuth callback carries its tokens in
 // the fragment), keeping everything else, and the parameters' order, as
-// written so that the URL stays recognisable. A string that is not an
-// absolute URL is returned unchanged.
+// written so that the URL stays recognisable. A string without "://" is
+// returned unchanged; one that net/url refuses, or that has no host, is
+// redacted as text (URLs), so that its error cannot echo a token.
 func URL(s string) string {
 	if !strings.Contains(s, "://") {
 		return s
 	}
 	u, err := url.Parse(s)
 	if err != nil || u.Host == "" {
-		return s
+		return urlText(s)
 	}
 	changed := false
 	if p, ok := u.User.Password(); ok && p != Placeholder {
@@ -56,7 +57,10 @@ func params(raw string) (string, bool) {
 	for i, p := range parts {
 		k, v, ok := strings.Cut(p, "=")
 		key, err := url.QueryUnescape(k)
-		if ok && err == nil && v != Placeholder && isSecretParam(key) {
+		if err != nil {
+			key = k // a bad escape does not make the value less secret
+		}
+		if ok && v != Placeholder && isSecretParam(key) {
 			parts[i] = k + "=" + Placeholder
 			changed = true
 		}

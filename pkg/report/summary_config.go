@@ -222,7 +222,7 @@ func authLine(t *plan.Target) string {
 	case "file":
 		d = "file — bearer token read from " + code(sp.File) + " (re-read when it changes)"
 	case "command":
-		d = "command — bearer token printed by " + code(sp.Command)
+		d = "command — bearer token printed by " + code(redact.Command(sp.Command))
 	case "oidc":
 		d = "oidc — " + oidcLine(sp.OIDC)
 	case "pool":

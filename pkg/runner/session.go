@@ -117,7 +117,9 @@ func (s *Session) CreateDir() error {
 // Probe fingerprints target i and records it in the environment.
 func (s *Session) Probe(ctx context.Context, i int) results.TargetFingerprint {
 	fp := s.c.Executor.Probe(ctx, i)
-	fp.URL = redact.URL(fp.URL)
+	// The error quotes the URL (net/http does); a server may echo a
+	// credential in its Server header.
+	fp.URL, fp.Error, fp.Server = redact.URL(fp.URL), redact.Text(fp.Error), redact.Header("Server", fp.Server)
 	s.Run.Environment.Targets = append(s.Run.Environment.Targets, fp)
 	return fp
 }
@@ -156,7 +158,7 @@ func (s *Session) Measure(ctx context.Context, i int, name string, it int, spec 
 	hlogName := store.HistogramFileName(name, it)
 	var hlog *atomicfile.File
 	if s.Dir != "" {
-		f, err := atomicfile.Create(filepath.Join(s.Dir, hlogName), 0o644)
+		f, err := atomicfile.Create(filepath.Join(s.Dir, hlogName), store.ResultMode)
 		if err != nil {
 			fmt.Fprintf(s.c.Log, "warning: creating histogram log: %v\n", err)
 		} else {

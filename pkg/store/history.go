@@ -20,8 +20,14 @@ import (
 const HistoryFile = "history.db"
 
 // historySchemaVersion is bumped when the tables change; an index of
-// another version is rebuilt.
-const historySchemaVersion = "1"
+// another version is rebuilt. Version 2 stores target URLs redacted; a
+// version 1 index is scrubbed in place (scrubURLs) rather than dropped,
+// so its runs stay listed.
+const historySchemaVersion = "2"
+
+// historyMode is the index's permission: it names hosts and runs, and
+// older versions held raw target URLs.
+const historyMode = 0o600
 
 const historySchema = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -62,7 +68,13 @@ func openHistory(runsDir string) (*sql.DB, error) {
 	if err := os.MkdirAll(runsDir, 0o755); err != nil {
 		return nil, fmt.Errorf("opening history: %w", err)
 	}
-	dsn := "file:" + filepath.Join(runsDir, HistoryFile) + "?_pragma=busy_timeout(5000)&_pragma=foreign_keys(1)"
+	path := filepath.Join(runsDir, HistoryFile)
+	if err := createPrivate(path); err != nil {
+		return nil, fmt.Errorf("opening history: %w", err)
+	}
+	// secure_delete: a replaced row's bytes are overwritten, not left in
+	// a free page.
+	dsn := "file:" + path + "?_pragma=busy_timeout(5000)&_pragma=foreign_keys(1)&_pragma=secure_delete(1)"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("opening history: %w", err)
@@ -79,7 +91,11 @@ func openHistory(runsDir string) (*sql.DB, error) {
 func migrate(db *sql.DB) error {
 	var v string
 	err := db.QueryRow(`SELECT value FROM meta WHERE key = 'schema'`).Scan(&v)
-	if err == nil && v != historySchemaVersion {
+	if err == nil && v == "1" {
+		if err := scrubURLs(db); err != nil {
+			return fmt.Errorf("redacting target urls: %w", err)
+		}
+	} else if err == nil && v != historySchemaVersion {
 		if _, err := db.Exec(`DROP TABLE IF EXISTS targets; DROP TABLE IF EXISTS runs; DROP TABLE IF EXISTS meta;`); err != nil {
 			return err
 		}

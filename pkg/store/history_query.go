@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/authbench/authbench/pkg/redact"
 	"github.com/authbench/authbench/pkg/results"
 )
 
@@ -114,6 +115,7 @@ func scanHistory(rows *sql.Rows) (HistoryRow, error) {
 		}
 	}
 	r.Tool, r.Imported = tool, tool != ""
+	r.URL = redact.URL(r.URL) // an index written before URLs were redacted
 	r.P50, r.P95, r.P99, r.MeanMs = ptr(p50), ptr(p95), ptr(p99), ptr(mean)
 	r.P50Merged, r.P95Merged, r.P99Merged = ptr(m50), ptr(m95), ptr(m99)
 	return r, nil

@@ -7,6 +7,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/authbench/authbench/pkg/redact"
 	"github.com/authbench/authbench/pkg/results"
 )
 
@@ -35,7 +36,8 @@ func summarizeTargets(runDir string, run *results.Run) []targetSummary {
 	var out []targetSummary
 	for _, name := range order {
 		rs := by[name]
-		t := targetSummary{Target: name, URL: targetURL(run, name), Iterations: len(rs), ThroughputMin: math.Inf(1)}
+		// The index is a sink like run.json: the URL goes in redacted.
+		t := targetSummary{Target: name, URL: redact.URL(targetURL(run, name)), Iterations: len(rs), ThroughputMin: math.Inf(1)}
 		for _, r := range rs {
 			t.Requests += r.Requests
 			t.Successes += r.Successes

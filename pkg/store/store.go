@@ -59,10 +59,14 @@ func NewRunDir(out, name string, t time.Time) (string, error) {
 	}
 }
 
-// WriteFile writes data to path atomically (atomicfile.Write).
+// WriteFile writes data to path atomically (atomicfile.Write), with the
+// permissions the user's umask leaves of 0666, as any tool's output.
 func WriteFile(path string, data []byte) error {
-	return atomicfile.Write(path, data, 0o644)
+	return atomicfile.Write(path, data, ResultMode)
 }
+
+// ResultMode is the permission results are created with, before the umask.
+const ResultMode = 0o666
 
 // WriteJSON marshals v with indentation and writes it atomically. HTML
 // escaping is off: these files are read by people and tools, not browsers,

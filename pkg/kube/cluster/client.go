@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/authbench/authbench/internal/capool"
+	"github.com/authbench/authbench/internal/httpclient"
 )
 
 // Client is a minimal admin client of the cluster's API (the admin cert),
@@ -31,7 +32,7 @@ func NewClient(dir string, port int) (*Client, error) {
 		return nil, fmt.Errorf("reading the cluster's CA: %w", err)
 	}
 	tr := &http.Transport{TLSClientConfig: &tls.Config{Certificates: []tls.Certificate{cert}, RootCAs: pool}}
-	return &Client{Server: fmt.Sprintf("https://127.0.0.1:%d", port), HTTP: &http.Client{Transport: tr, Timeout: 30 * time.Second}}, nil
+	return &Client{Server: fmt.Sprintf("https://127.0.0.1:%d", port), HTTP: &http.Client{Transport: httpclient.Refuse(tr), Timeout: 30 * time.Second, CheckRedirect: httpclient.NoRedirect}}, nil
 }
 
 // Do sends a request to path and returns the status and body.

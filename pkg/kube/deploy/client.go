@@ -15,6 +15,7 @@ import (
 
 	"github.com/authbench/authbench/internal/boundedio"
 	"github.com/authbench/authbench/internal/capool"
+	"github.com/authbench/authbench/internal/httpclient"
 )
 
 // Client talks to one cluster's API with the credential of a kubeconfig.
@@ -127,7 +128,7 @@ func FromKubeconfigContext(path, context string) (*Client, error) {
 			c.token = strings.TrimSpace(string(t))
 		}
 	}
-	c.HTTP = &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{TLSClientConfig: tc}}
+	c.HTTP = &http.Client{Timeout: 30 * time.Second, Transport: httpclient.Refuse(&http.Transport{TLSClientConfig: tc}), CheckRedirect: httpclient.NoRedirect}
 	return c, nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/authbench/authbench/internal/capool"
+	"github.com/authbench/authbench/internal/httpclient"
 )
 
 // Stream GETs path and returns the open body, for responses that do not
@@ -23,7 +24,7 @@ func (c *Client) Stream(ctx context.Context, path string) (io.ReadCloser, error)
 	if c.token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.token)
 	}
-	resp, err := (&http.Client{Transport: c.HTTP.Transport}).Do(req)
+	resp, err := (&http.Client{Transport: c.HTTP.Transport, CheckRedirect: httpclient.NoRedirect}).Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("GET %s: %w", path, err)
 	}
@@ -62,5 +63,5 @@ func InCluster(server string) (*Client, error) {
 	}
 	tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}
 	return &Client{Server: strings.TrimSuffix(server, "/"), token: strings.TrimSpace(string(tok)),
-		HTTP: &http.Client{Timeout: 30 * time.Second, Transport: tr}}, nil
+		HTTP: &http.Client{Timeout: 30 * time.Second, Transport: httpclient.Refuse(tr), CheckRedirect: httpclient.NoRedirect}}, nil
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/authbench/authbench/internal/capool"
+	"github.com/authbench/authbench/internal/httpclient"
 )
 
 // HTTPClient returns a client that trusts only c's CA and talks to Keycloak
@@ -27,7 +28,7 @@ func HTTPClient(c Config) (*http.Client, error) {
 	tr.Proxy = nil // the lab is loopback only; an HTTPS_PROXY must not see it
 	tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
 	// Generous: creating a realm takes tens of seconds on a busy 2-core machine.
-	return &http.Client{Transport: tr, Timeout: 3 * time.Minute}, nil
+	return &http.Client{Transport: httpclient.Refuse(tr), Timeout: 3 * time.Minute, CheckRedirect: httpclient.NoRedirect}, nil
 }
 
 // httpError is a non-2xx answer; Body is Keycloak's error text, trimmed.

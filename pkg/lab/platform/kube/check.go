@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/authbench/authbench/internal/capool"
+	"github.com/authbench/authbench/internal/httpclient"
 	"github.com/authbench/authbench/pkg/kube/cluster"
 	"github.com/authbench/authbench/pkg/lab"
 	"github.com/authbench/authbench/pkg/lab/keycloak"
@@ -133,7 +134,8 @@ func apiClient(cl *cluster.Cluster) (*http.Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the cluster's CA: %w", err)
 	}
-	return &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}, nil
+	tr := httpclient.Refuse(&http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}})
+	return &http.Client{Timeout: 10 * time.Second, Transport: tr, CheckRedirect: httpclient.NoRedirect}, nil
 }
 
 // whoAmI asks the apiserver who the token's bearer is (a

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/authbench/authbench/internal/capool"
+	"github.com/authbench/authbench/internal/httpclient"
 	"github.com/authbench/authbench/pkg/kube/cluster"
 	"github.com/authbench/authbench/pkg/kube/deploy"
 	"github.com/authbench/authbench/pkg/kube/manifests"
@@ -170,5 +171,5 @@ func labClient(caFile string) (*http.Client, error) {
 		return nil, fmt.Errorf("reading lab CA: %w", err)
 	}
 	tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}
-	return &http.Client{Transport: tr, Timeout: 10 * time.Second}, nil
+	return &http.Client{Transport: httpclient.Refuse(tr), Timeout: 10 * time.Second, CheckRedirect: httpclient.NoRedirect}, nil
 }
