@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/authbench/authbench/internal/toolcache"
 	"github.com/authbench/authbench/pkg/analyze"
 	"github.com/authbench/authbench/pkg/lab"
-	"github.com/authbench/authbench/pkg/lab/install"
 	"github.com/authbench/authbench/pkg/ladder"
 	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/results"
@@ -29,10 +29,10 @@ func TestMain(m *testing.M) {
 // step's result must be present and sane, the page written and printed
 // last, and no lab left running.
 func TestDemo(t *testing.T) {
-	if _, err := install.ToolPath("kube-apiserver"); err != nil {
+	if _, err := toolcache.ToolPath("kube-apiserver"); err != nil {
 		t.Skipf("the lab's tools are not installed (`make lab` installs them): %v", err)
 	}
-	labDir := filepath.Join(install.CacheDir(), "lab-demo-integration")
+	labDir := filepath.Join(toolcache.CacheDir(), "lab-demo-integration")
 	slo, _, err := plan.ParseSLO("p99<250ms,success_rate>=99%")
 	if err != nil {
 		t.Fatal(err)

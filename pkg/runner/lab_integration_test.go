@@ -20,9 +20,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/authbench/authbench/internal/toolcache"
 	"github.com/authbench/authbench/pkg/auth"
 	"github.com/authbench/authbench/pkg/lab"
-	"github.com/authbench/authbench/pkg/lab/install"
 	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/results"
 	"github.com/authbench/authbench/pkg/runner"
@@ -63,7 +63,7 @@ func TestMain(m *testing.M) {
 
 func runWithLab(m *testing.M) int {
 	for _, tool := range labTools {
-		if _, err := install.ToolPath(tool); err != nil {
+		if _, err := toolcache.ToolPath(tool); err != nil {
 			labSkip = fmt.Sprintf("the lab's tools are not installed (`make lab` installs them): %v", err)
 			return m.Run()
 		}
@@ -76,7 +76,7 @@ func runWithLab(m *testing.M) int {
 	defer os.RemoveAll(runsDir)
 	// A lasting dir keeps Keycloak's database (its schema takes a minute
 	// to create on 2 cores) from one run of the tests to the next.
-	labDir = filepath.Join(install.CacheDir(), "lab-runner-integration")
+	labDir = filepath.Join(toolcache.CacheDir(), "lab-runner-integration")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	t0 := time.Now()
 	_ = lab.Open(labDir).Down(ctx, io.Discard) // a lab left by an interrupted earlier run

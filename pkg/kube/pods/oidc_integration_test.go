@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/authbench/authbench/internal/toolcache"
 	"github.com/authbench/authbench/pkg/lab"
-	"github.com/authbench/authbench/pkg/lab/install"
 	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/scenario"
 	"github.com/authbench/authbench/pkg/store"
@@ -27,13 +27,13 @@ const oidcLifespan = 20 * time.Second
 // Secret and are in no object, log or file.
 func (e *env) oidcRefresh(t *testing.T) {
 	for _, tool := range []string{"keycloak", "java", "oauth2-proxy", "nginx", "kube-rbac-proxy", "etcd", "kube-apiserver"} {
-		if _, err := install.ToolPath(tool); err != nil {
+		if _, err := toolcache.ToolPath(tool); err != nil {
 			t.Skipf("the lab's tools are not installed: %v", err)
 		}
 	}
 	// A lasting dir keeps Keycloak's database from one test run to the
 	// next (its schema takes a minute to create on 2 cores).
-	dir := filepath.Join(install.CacheDir(), "lab-pods-integration")
+	dir := filepath.Join(toolcache.CacheDir(), "lab-pods-integration")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	lb := lab.Open(dir)

@@ -16,12 +16,12 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/authbench/authbench/internal/toolcache"
 	"github.com/authbench/authbench/pkg/auth"
 	"github.com/authbench/authbench/pkg/image"
 	"github.com/authbench/authbench/pkg/kube/cluster"
 	"github.com/authbench/authbench/pkg/kube/deploy"
 	"github.com/authbench/authbench/pkg/kube/pods"
-	"github.com/authbench/authbench/pkg/lab/install"
 	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/runner"
 )
@@ -71,7 +71,7 @@ func setup(t *testing.T) *env {
 
 // startEcho runs http-echo on a free loopback port until the test ends.
 func startEcho(t *testing.T) string {
-	bin, err := install.ToolPath("http-echo")
+	bin, err := toolcache.ToolPath("http-echo")
 	if err != nil {
 		t.Skipf("http-echo not installed: %v", err)
 	}

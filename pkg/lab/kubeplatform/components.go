@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/authbench/authbench/internal/toolcache"
 	"github.com/authbench/authbench/pkg/kube/manifests"
 	"github.com/authbench/authbench/pkg/lab"
-	"github.com/authbench/authbench/pkg/lab/install"
 )
 
 // component is one of the lab's components: its record, and the image it
@@ -75,7 +75,7 @@ func components(stacks []string, ports map[string]int, refs map[string]string, a
 	}
 	out = append(out, lab.ComponentInfo{Name: lab.CompAPIServer, Stack: lab.StackShared, Role: "kube-apiserver",
 		Program: "kube-apiserver", Plays: "the OpenShift API server and OAuth token authority",
-		Version: install.KubeVersion, URL: "https://127.0.0.1:" + strconv.Itoa(apiserver)})
+		Version: toolcache.KubeVersion, URL: "https://127.0.0.1:" + strconv.Itoa(apiserver)})
 	if kcURL != "" {
 		out = append(out, lab.ComponentInfo{Name: lab.CompKeycloak, Stack: lab.Stack3x, Role: "oidc-provider",
 			Program: "keycloak", Version: keycloakVersion(), URL: kcURL})
@@ -88,7 +88,7 @@ func components(stacks []string, ports map[string]int, refs map[string]string, a
 
 // keycloakVersion reads VERSION from the cached tool's .../keycloak-VERSION/bin/kc.sh.
 func keycloakVersion() string {
-	p, err := install.ToolPath("keycloak")
+	p, err := toolcache.ToolPath("keycloak")
 	if err != nil {
 		return ""
 	}
@@ -138,7 +138,7 @@ func notes(comps []lab.ComponentInfo, stacks []string) []string {
 			out = append(out, fmt.Sprintf("%s: Deployment %s/%s, container %s (hostNetwork %s)", c.Name, c.Namespace, d, ctr, c.URL))
 		}
 	}
-	out = append(out, "kube lab: a single-node Kubernetes "+install.KubeVersion+" (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, containerd, kubelet) in a private PID + mount namespace; Keycloak runs outside the cluster, in the same namespace; pods are sampled through Prometheus scraping the kubelet's cAdvisor")
+	out = append(out, "kube lab: a single-node Kubernetes "+toolcache.KubeVersion+" (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, containerd, kubelet) in a private PID + mount namespace; Keycloak runs outside the cluster, in the same namespace; pods are sampled through Prometheus scraping the kubelet's cAdvisor")
 	if has(stacks, lab.Stack2x) {
 		out = append(out, "stack 2x: static bearer tokens from the kube-apiserver's --token-auth-file play OpenShift OAuth tokens")
 	}

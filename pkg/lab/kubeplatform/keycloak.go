@@ -12,16 +12,16 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/authbench/authbench/internal/toolcache"
 	"github.com/authbench/authbench/pkg/kube/cluster"
 	"github.com/authbench/authbench/pkg/lab"
-	"github.com/authbench/authbench/pkg/lab/install"
 	"github.com/authbench/authbench/pkg/lab/keycloak"
 )
 
 // keycloakConfig is the lab's Keycloak, as the processes platform runs it:
 // the same realm, client, users and secrets.
 func keycloakConfig(dir string, port int, certs lab.Certs, sec lab.Secrets, lifespan time.Duration) (keycloak.Config, error) {
-	kcsh, err := install.ToolPath("keycloak")
+	kcsh, err := toolcache.ToolPath("keycloak")
 	if err != nil {
 		return keycloak.Config{}, err
 	}

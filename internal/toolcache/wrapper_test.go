@@ -1,0 +1,131 @@
+package toolcache
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files under testdata/")
+
+// TestRenderWrapperGolden pins each tool's wrapper module: a change to a
+// version or replace shows up as a diff in testdata/wrapper/.
+func TestRenderWrapperGolden(t *testing.T) {
+	for _, tool := range Tools() {
+		t.Run(tool.Name, func(t *testing.T) {
+			files, err := renderWrapper(tool)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range files {
+				golden := filepath.Join("testdata", "wrapper", tool.Name, f.Name+".golden")
+				if *update {
+					if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.WriteFile(golden, f.Data, 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+				want, err := os.ReadFile(golden)
+				if err != nil {
+					t.Fatalf("reading golden file (run go test -update): %v", err)
+				}
+				if !bytes.Equal(f.Data, want) {
+					t.Errorf("%s differs from %s:\n%s", f.Name, golden, f.Data)
+				}
+			}
+		})
+	}
+}
+
+func TestRenderWrapperShape(t *testing.T) {
+	tests := []struct {
+		tool, file string
+		want       []string
+	}{
+		{"http-echo", "tools.go", []string{"//go:build tools", `import _ "github.com/hashicorp/http-echo"`}},
+		{"kube-rbac-proxy", "go.mod", []string{"require github.com/brancz/kube-rbac-proxy v0.19.1",
+			"gopkg.in/square/go-jose.v2 => github.com/go-jose/go-jose v2.6.3+incompatible"}},
+		{"kube-apiserver", "go.mod", []string{"require k8s.io/kubernetes v1.32.2",
+			"k8s.io/client-go => k8s.io/client-go v0.32.2", "k8s.io/externaljwt => k8s.io/externaljwt v0.32.2"}},
+		{"kube-apiserver", "main.go", []string{"cli.Run(app.NewAPIServerCommand())"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.tool+"/"+tc.file, func(t *testing.T) {
+			tool, _ := lookupTool(tc.tool)
+			files, err := renderWrapper(tool)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got string
+			for _, f := range files {
+				if f.Name == tc.file {
+					got = string(f.Data)
+				}
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("%s lacks %q:\n%s", tc.file, w, got)
+				}
+			}
+		})
+	}
+}
+
+func TestBuildTarget(t *testing.T) {
+	for _, tool := range Tools() {
+		want := tool.Package
+		if tool.MainSource != "" {
+			want = "."
+		}
+		if got := buildTarget(tool); got != want {
+			t.Errorf("buildTarget(%s) = %q, want %q", tool.Name, got, want)
+		}
+	}
+}
+
+func TestInputsHash(t *testing.T) {
+	base, _ := lookupTool("kube-rbac-proxy")
+	h0, err := inputsHash(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := inputsHash(base); again != h0 {
+		t.Fatalf("hash not stable: %s then %s", h0, again)
+	}
+	changes := map[string]func(*Tool){
+		"version":  func(x *Tool) { x.Version = "v0.19.2" },
+		"ldflags":  func(x *Tool) { x.LDFlags = append(append([]string{}, x.LDFlags...), "-X a.b=c") },
+		"replaces": func(x *Tool) { x.Replaces = nil },
+		"package":  func(x *Tool) { x.Package = "github.com/brancz/kube-rbac-proxy" },
+	}
+	for name, change := range changes {
+		t.Run(name, func(t *testing.T) {
+			tool := base
+			change(&tool)
+			if h, _ := inputsHash(tool); h == h0 {
+				t.Errorf("changing the %s leaves the inputs hash unchanged", name)
+			}
+		})
+	}
+}
+
+func TestToolsArePinned(t *testing.T) {
+	seen := map[string]bool{}
+	for _, tool := range Tools() {
+		if seen[tool.Name] {
+			t.Errorf("duplicate tool %s", tool.Name)
+		}
+		seen[tool.Name] = true
+		if !strings.HasPrefix(tool.Version, "v") || tool.Module == "" || tool.Package == "" {
+			t.Errorf("%s: incomplete pin %+v", tool.Name, tool)
+		}
+		if !strings.Contains(tool.VersionWant, tool.Version) {
+			t.Errorf("%s: VersionWant %q does not check version %s", tool.Name, tool.VersionWant, tool.Version)
+		}
+	}
+}
