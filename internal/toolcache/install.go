@@ -67,6 +67,10 @@ type step struct {
 	install func(ctx context.Context, s stepLog, log io.Writer) (path string, err error)
 	// verb is shown while installing: "building", "installing", "downloading".
 	verb string
+	// prefetch, when set, does the network-bound first part of install in
+	// a lane of its own, ahead of install; release frees what it kept.
+	prefetch func(ctx context.Context, s stepLog)
+	release  func()
 }
 
 func (s step) label() string {
@@ -131,20 +135,7 @@ func Install(ctx context.Context, o Options) (*Report, error) {
 			builds = append(builds, i)
 		}
 	}
-	// Two lanes: apt and Maven are network-bound and overlap the CPU-bound
-	// Go builds, which run one at a time.
-	var wg sync.WaitGroup
-	for _, lane := range [][]int{system, builds} {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for _, i := range lane {
-				sl := stepLog{p: p, index: i + 1, label: steps[i].label()}
-				rep.Steps[i] = in.run(ctx, sl, steps[i], rep.Steps[i].Detail)
-			}
-		}()
-	}
-	wg.Wait()
+	runLanes(ctx, in, p, steps, rep, system, builds)
 	rep.Elapsed = time.Since(start)
 	var errs []error
 	for _, s := range rep.Steps {
@@ -158,6 +149,38 @@ func Install(ctx context.Context, o Options) (*Report, error) {
 	}
 	p.printf("lab install: done in %s", roundDur(rep.Elapsed))
 	return rep, nil
+}
+
+// runLanes runs three lanes side by side: apt and Maven (network- and
+// disk-bound), the Go tools' module downloads, and the CPU-bound Go builds,
+// which run one at a time, each after its own downloads.
+func runLanes(ctx context.Context, in *installer, p *progress, steps []step, rep *Report, system, builds []int) {
+	sl := func(i int) stepLog { return stepLog{p: p, index: i + 1, label: steps[i].label()} }
+	var wg sync.WaitGroup
+	lane := func(f func()) {
+		wg.Add(1)
+		go func() { defer wg.Done(); f() }()
+	}
+	for _, l := range [][]int{system, builds} {
+		lane(func() {
+			for _, i := range l {
+				rep.Steps[i] = in.run(ctx, sl(i), steps[i], rep.Steps[i].Detail)
+			}
+		})
+	}
+	lane(func() {
+		for _, i := range builds {
+			if steps[i].prefetch != nil && ctx.Err() == nil {
+				steps[i].prefetch(ctx, sl(i))
+			}
+		}
+	})
+	wg.Wait()
+	for _, i := range builds {
+		if steps[i].release != nil {
+			steps[i].release()
+		}
+	}
 }
 
 func plural(n int, what string) string {

@@ -21,6 +21,9 @@ func fakeCache(t *testing.T) string {
 	cache := t.TempDir()
 	for _, tool := range Tools() {
 		fakeExecutable(t, binPath(cache, tool.Name, tool.Version))
+		if err := linkAliases(binPath(cache, tool.Name, tool.Version), tool.Aliases); err != nil {
+			t.Fatal(err)
+		}
 		inputs, err := inputsHash(tool)
 		if err != nil {
 			t.Fatal(err)
@@ -89,8 +92,8 @@ func TestSelectSteps(t *testing.T) {
 		want    []string
 		wantErr string
 	}{
-		{"default leaves out chromium", Options{}, []string{"apt", "kube-apt", "http-echo", "oauth2-proxy", "kube-rbac-proxy", "kube-apiserver", "hyperkube", "keycloak"}, ""},
-		{"optional adds chromium", Options{Optional: true}, []string{"apt", "chromium", "kube-apt", "http-echo", "oauth2-proxy", "kube-rbac-proxy", "kube-apiserver", "hyperkube", "keycloak", "opensearch", "elasticsearch"}, ""},
+		{"default leaves out chromium", Options{}, []string{"apt", "kube-apt", "http-echo", "oauth2-proxy", "hyperkube", "kube-rbac-proxy", "keycloak"}, ""},
+		{"optional adds chromium", Options{Optional: true}, []string{"apt", "chromium", "kube-apt", "http-echo", "oauth2-proxy", "hyperkube", "kube-rbac-proxy", "keycloak", "opensearch", "elasticsearch"}, ""},
 		{"only keeps canonical order", Options{Only: []string{"keycloak", "http-echo"}}, []string{"http-echo", "keycloak"}, ""},
 		{"only may name an optional step", Options{Only: []string{"chromium"}}, []string{"chromium"}, ""},
 		{"unknown step", Options{Only: []string{"envoy"}}, nil, `unknown install step "envoy"`},
@@ -117,7 +120,7 @@ func TestSelectSteps(t *testing.T) {
 
 func TestStepNames(t *testing.T) {
 	names := StepNames()
-	for _, want := range []string{"apt", "chromium", "kube-apiserver", "keycloak"} {
+	for _, want := range []string{"apt", "chromium", "hyperkube", "keycloak"} {
 		if !slices.Contains(names, want) {
 			t.Errorf("StepNames() = %v, lacks %s", names, want)
 		}

@@ -8,36 +8,86 @@ import (
 
 // HyperkubeName is the cached multi-call binary that runs the Kubernetes
 // node and control-plane programs: `hyperkube kube-apiserver FLAGS...`,
-// likewise kube-controller-manager, kube-scheduler and kubelet.
+// likewise kube-controller-manager, kube-scheduler and kubelet. Called
+// through its kube-apiserver alias it is the process lab's API server.
 const HyperkubeName = "hyperkube"
-
-// KubeVersion is the Kubernetes release of the kube lab's cluster.
-const KubeVersion = KubeAPIServerVersion
 
 // HyperkubePrograms are the programs the hyperkube binary runs.
 var HyperkubePrograms = []string{"kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubelet"}
 
-// hyperkubeTool builds the four programs as one binary in one wrapper
-// module: they share most of their packages, so one link costs far less
-// than four (the historical hyperkube), and the stamp/lock/progress
-// machinery of single-binary tools applies unchanged.
+const kubeRBACProxyModule = "github.com/brancz/kube-rbac-proxy"
+
+// kubeWrapper is the one wrapper module of hyperkube and kube-rbac-proxy.
+// Kubernetes is compiled once for both: kube-rbac-proxy is built on the
+// same build list (its k8s.io libraries at hyperkube's staging release), so
+// its build reuses hyperkube's compiled packages instead of compiling a
+// second, slightly different set.
+func kubeWrapper() Wrapper {
+	return Wrapper{
+		Name:     "kube",
+		Requires: []Require{{"k8s.io/kubernetes", KubeVersion}, {kubeRBACProxyModule, KubeRBACProxyVersion}},
+		// k8s.io/kubernetes requires its staging modules at v0.0.0 and
+		// replaces them with ./staging paths, which a dependency cannot
+		// use: every one must be replaced by its published release. The
+		// go-jose replace is copied from kube-rbac-proxy's go.mod: replaces
+		// are not inherited, and the old path no longer builds.
+		Replaces: append(stagingReplaces(),
+			Replace{"gopkg.in/square/go-jose.v2", "github.com/go-jose/go-jose", "v2.6.3+incompatible"}),
+		MainSource: hyperkubeMain,
+		Keep:       []string{kubeRBACProxyModule + "/cmd/kube-rbac-proxy"},
+	}
+}
+
+// hyperkubeTool builds the four programs as one binary: they share most of
+// their packages, so one link costs far less than four (the historical
+// hyperkube), and the stamp/lock/progress machinery of single-binary tools
+// applies unchanged.
 func hyperkubeTool() Tool {
-	api, _ := lookupToolIn(baseTools(), "kube-apiserver")
 	return Tool{
-		Name: HyperkubeName, Version: KubeVersion,
-		Module: "k8s.io/kubernetes", Package: "k8s.io/kubernetes/cmd/kubelet/app",
-		Replaces: stagingReplaces(), MainSource: hyperkubeMain, LDFlags: api.LDFlags,
+		Name: HyperkubeName, Version: KubeVersion, Module: "k8s.io/kubernetes", Target: ".",
+		Wrapper: kubeWrapper(), Aliases: []string{"kube-apiserver"},
+		LDFlags: []string{
+			"-X k8s.io/component-base/version.gitVersion=" + KubeVersion,
+			"-X k8s.io/component-base/version.gitMajor=1",
+			"-X k8s.io/component-base/version.gitMinor=32",
+			"-X k8s.io/component-base/version.gitTreeState=clean",
+			"-X k8s.io/component-base/version.buildDate=1970-01-01T00:00:00Z",
+		},
 		VersionArgs: []string{"kubelet", "--version"}, VersionWant: "Kubernetes " + KubeVersion,
 	}
 }
 
-func lookupToolIn(tools []Tool, name string) (Tool, bool) {
-	for _, t := range tools {
-		if t.Name == name {
-			return t, true
-		}
+func kubeRBACProxyTool() Tool {
+	return Tool{
+		Name: "kube-rbac-proxy", Version: KubeRBACProxyVersion, Module: kubeRBACProxyModule,
+		Target: kubeRBACProxyModule + "/cmd/kube-rbac-proxy", Wrapper: kubeWrapper(),
+		LDFlags: []string{
+			"-X k8s.io/component-base/version.gitVersion=" + KubeRBACProxyVersion,
+			"-X k8s.io/component-base/version/verflag.programName=kube-rbac-proxy",
+		},
+		VersionArgs: []string{"--version"}, VersionWant: "kube-rbac-proxy " + KubeRBACProxyVersion,
 	}
-	return Tool{}, false
+}
+
+// stagingModules are the k8s.io modules k8s.io/kubernetes v1.32 keeps in
+// its staging directory.
+var stagingModules = []string{
+	"api", "apiextensions-apiserver", "apimachinery", "apiserver", "cli-runtime",
+	"client-go", "cloud-provider", "cluster-bootstrap", "code-generator",
+	"component-base", "component-helpers", "controller-manager", "cri-api",
+	"cri-client", "csi-translation-lib", "dynamic-resource-allocation",
+	"endpointslice", "externaljwt", "kms", "kube-aggregator",
+	"kube-controller-manager", "kube-proxy", "kube-scheduler", "kubectl",
+	"kubelet", "metrics", "mount-utils", "pod-security-admission",
+	"sample-apiserver", "sample-cli-plugin", "sample-controller",
+}
+
+func stagingReplaces() []Replace {
+	r := make([]Replace, 0, len(stagingModules))
+	for _, m := range stagingModules {
+		r = append(r, Replace{"k8s.io/" + m, "k8s.io/" + m, k8sStagingVersion})
+	}
+	return r
 }
 
 // hyperkubeMain mirrors the four upstream cmd/NAME/NAME.go mains, choosing
@@ -89,8 +139,8 @@ func KubeAptGroup() AptGroup {
 	return AptGroup{Step: "kube-apt", Packages: []string{"containerd", "runc", "containernetworking-plugins", "etcd-server"}}
 }
 
-// kubeSteps are the kube lab's install steps: its Debian packages, then
-// the hyperkube build (after kube-apiserver's, whose packages it reuses).
+// kubeSteps are the kube lab's install steps beyond the Go tools: its
+// Debian packages.
 func kubeSteps(in *installer) []step {
 	g := KubeAptGroup()
 	apt := step{

@@ -35,7 +35,8 @@ func binPath(cache, name, version string) string {
 // installHint tells the user how to get a missing tool.
 const installHint = "run `authbench lab install` (or `make lab`)"
 
-// ToolPath returns the path of a lab program: a pinned Go tool or Keycloak's
+// ToolPath returns the path of a lab program: a pinned Go tool (or an alias
+// of one, such as kube-apiserver, which is hyperkube) or Keycloak's
 // kc.sh from the cache, or a Debian package's program found on PATH or in
 // the sbin directories. The error names the fix when it is not installed.
 func ToolPath(name string) (string, error) {
@@ -43,10 +44,13 @@ func ToolPath(name string) (string, error) {
 }
 
 func toolPathIn(cache, name string) (string, error) {
-	if t, ok := lookupTool(name); ok {
-		p := binPath(cache, t.Name, t.Version)
+	if t, ok := toolFor(name); ok {
+		// An alias lives beside the binary it names: hyperkube's directory
+		// holds kube-apiserver, so a kube-apiserver cached by an older
+		// authbench under its own name is never taken for it.
+		p := filepath.Join(filepath.Dir(binPath(cache, t.Name, t.Version)), name)
 		if !isExecutable(p) {
-			return "", fmt.Errorf("%s %s is not installed at %s: %s", t.Name, t.Version, p, installHint)
+			return "", fmt.Errorf("%s %s is not installed at %s: %s", name, t.Version, p, installHint)
 		}
 		return p, nil
 	}

@@ -49,6 +49,10 @@ func Components() []Component {
 	}
 	for _, t := range Tools() {
 		cs = append(cs, Component{Name: t.Name, Step: t.Name, Pinned: t.Version, VersionArgs: t.VersionArgs})
+		for _, a := range t.Aliases {
+			// Called by its alias, a multi-call binary is that program.
+			cs = append(cs, Component{Name: a, Step: t.Name, Pinned: t.Version, VersionArgs: []string{"--version"}})
+		}
 	}
 	return append(cs, Component{Name: keycloakName, Step: keycloakName, Pinned: KeycloakVersion})
 }

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -48,11 +49,12 @@ func TestRenderWrapperShape(t *testing.T) {
 		want       []string
 	}{
 		{"http-echo", "tools.go", []string{"//go:build tools", `import _ "github.com/hashicorp/http-echo"`}},
-		{"kube-rbac-proxy", "go.mod", []string{"require github.com/brancz/kube-rbac-proxy v0.19.1",
+		{"kube-rbac-proxy", "go.mod", []string{"\tgithub.com/brancz/kube-rbac-proxy v0.19.1",
 			"gopkg.in/square/go-jose.v2 => github.com/go-jose/go-jose v2.6.3+incompatible"}},
-		{"kube-apiserver", "go.mod", []string{"require k8s.io/kubernetes v1.32.2",
+		{"kube-rbac-proxy", "tools.go", []string{"package main", `_ "github.com/brancz/kube-rbac-proxy/cmd/kube-rbac-proxy"`}},
+		{"hyperkube", "go.mod", []string{"\tk8s.io/kubernetes v1.32.2",
 			"k8s.io/client-go => k8s.io/client-go v0.32.2", "k8s.io/externaljwt => k8s.io/externaljwt v0.32.2"}},
-		{"kube-apiserver", "main.go", []string{"cli.Run(app.NewAPIServerCommand())"}},
+		{"hyperkube", "main.go", []string{`"kube-apiserver":          apiserver.NewAPIServerCommand`}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.tool+"/"+tc.file, func(t *testing.T) {
@@ -76,15 +78,41 @@ func TestRenderWrapperShape(t *testing.T) {
 	}
 }
 
+// TestBuildTarget checks that each tool builds its wrapper's main.go or a
+// package its tools.go keeps (else go mod tidy drops the package's module).
 func TestBuildTarget(t *testing.T) {
 	for _, tool := range Tools() {
-		want := tool.Package
-		if tool.MainSource != "" {
-			want = "."
+		w := tool.Wrapper
+		if tool.Target == "." && w.MainSource == "" || tool.Target != "." && !slices.Contains(w.Keep, tool.Target) {
+			t.Errorf("%s builds %q, which its wrapper (main.go %v, keeps %v) does not provide",
+				tool.Name, tool.Target, w.MainSource != "", w.Keep)
 		}
-		if got := buildTarget(tool); got != want {
-			t.Errorf("buildTarget(%s) = %q, want %q", tool.Name, got, want)
+	}
+}
+
+// TestKubeToolsShareOneWrapper checks that hyperkube and kube-rbac-proxy
+// are built in identical modules: one build list, so the Go build cache
+// compiles Kubernetes once for both.
+func TestKubeToolsShareOneWrapper(t *testing.T) {
+	hk, _ := lookupTool(HyperkubeName)
+	krp, _ := lookupTool("kube-rbac-proxy")
+	a, errA := renderWrapper(hk)
+	b, errB := renderWrapper(krp)
+	if errA != nil || errB != nil {
+		t.Fatal(errA, errB)
+	}
+	if len(a) != len(b) {
+		t.Fatalf("hyperkube's wrapper has %d files, kube-rbac-proxy's %d", len(a), len(b))
+	}
+	for i := range a {
+		if a[i].Name != b[i].Name || !bytes.Equal(a[i].Data, b[i].Data) {
+			t.Errorf("%s differs between the two wrappers:\n%s\n---\n%s", a[i].Name, a[i].Data, b[i].Data)
 		}
+	}
+	if ha, _ := inputsHash(hk); ha == "" {
+		t.Error("empty inputs hash")
+	} else if hb, _ := inputsHash(krp); ha == hb {
+		t.Error("hyperkube and kube-rbac-proxy have the same inputs hash")
 	}
 }
 
@@ -100,8 +128,9 @@ func TestInputsHash(t *testing.T) {
 	changes := map[string]func(*Tool){
 		"version":  func(x *Tool) { x.Version = "v0.19.2" },
 		"ldflags":  func(x *Tool) { x.LDFlags = append(append([]string{}, x.LDFlags...), "-X a.b=c") },
-		"replaces": func(x *Tool) { x.Replaces = nil },
-		"package":  func(x *Tool) { x.Package = "github.com/brancz/kube-rbac-proxy" },
+		"replaces": func(x *Tool) { x.Wrapper.Replaces = nil },
+		"target":   func(x *Tool) { x.Target = "github.com/brancz/kube-rbac-proxy" },
+		"aliases":  func(x *Tool) { x.Aliases = []string{"rbac-proxy"} },
 	}
 	for name, change := range changes {
 		t.Run(name, func(t *testing.T) {
@@ -121,7 +150,8 @@ func TestToolsArePinned(t *testing.T) {
 			t.Errorf("duplicate tool %s", tool.Name)
 		}
 		seen[tool.Name] = true
-		if !strings.HasPrefix(tool.Version, "v") || tool.Module == "" || tool.Package == "" {
+		if !strings.HasPrefix(tool.Version, "v") || tool.Module == "" || tool.Target == "" ||
+			!slices.Contains(tool.Wrapper.Requires, Require{tool.Module, tool.Version}) {
 			t.Errorf("%s: incomplete pin %+v", tool.Name, tool)
 		}
 		if !strings.Contains(tool.VersionWant, tool.Version) {

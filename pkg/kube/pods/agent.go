@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/authbench/authbench/internal/kubeapi"
 	"github.com/authbench/authbench/pkg/auth"
 	"github.com/authbench/authbench/pkg/kube/deploy"
 	"github.com/authbench/authbench/pkg/load"
@@ -173,7 +174,7 @@ var errGone = errors.New("configmap not found")
 // read GETs the run's ConfigMap.
 func (a *agent) read(ctx context.Context) (Phase, time.Time, error) {
 	var ph Phase
-	code, b, err := a.api.Do(ctx, http.MethodGet, "/api/v1/namespaces/"+a.cfg.Namespace+"/configmaps/"+a.cfg.ConfigMap, "", nil)
+	code, b, err := a.api.Do(ctx, http.MethodGet, kubeapi.Path("api", "v1", "namespaces", a.cfg.Namespace, "configmaps", a.cfg.ConfigMap), "", nil)
 	switch {
 	case err != nil:
 		return ph, time.Time{}, err

@@ -7,15 +7,16 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"time"
+
+	"github.com/authbench/authbench/internal/kubeapi"
 )
 
 // create POSTs o into its collection and returns its uid.
 func (e *Executor) create(ctx context.Context, o obj) (string, error) {
 	kind := o["kind"].(string)
 	b, _ := json.Marshal(o)
-	code, resp, err := e.api.Do(ctx, http.MethodPost, fmt.Sprintf(collection(kind), e.o.Namespace), "application/json", bytes.NewReader(b))
+	code, resp, err := e.api.Do(ctx, http.MethodPost, collection(kind, e.o.Namespace), "application/json", bytes.NewReader(b))
 	if err != nil {
 		return "", fmt.Errorf("creating %s %s: %w", kind, e.name, err)
 	}
@@ -30,7 +31,7 @@ func (e *Executor) create(ctx context.Context, o obj) (string, error) {
 // patch merge-patches the named object of kind.
 func (e *Executor) patch(ctx context.Context, kind string, p any) error {
 	b, _ := json.Marshal(p)
-	code, resp, err := e.api.Do(ctx, http.MethodPatch, fmt.Sprintf(collection(kind), e.o.Namespace)+"/"+e.name,
+	code, resp, err := e.api.Do(ctx, http.MethodPatch, collection(kind, e.o.Namespace).Join(e.name),
 		"application/merge-patch+json", bytes.NewReader(b))
 	if err != nil {
 		return fmt.Errorf("updating %s %s: %w", kind, e.name, err)
@@ -88,8 +89,8 @@ const indexAnnotation = "batch.kubernetes.io/job-completion-index"
 
 // listPods lists the run's pods.
 func (e *Executor) listPods(ctx context.Context) ([]pod, error) {
-	q := url.Values{"labelSelector": {RunLabel + "=" + e.id}}
-	code, b, err := e.api.Do(ctx, http.MethodGet, fmt.Sprintf(collection("Pod"), e.o.Namespace)+"?"+q.Encode(), "", nil)
+	p := collection("Pod", e.o.Namespace).With("labelSelector", RunLabel+"="+e.id)
+	code, b, err := e.api.Do(ctx, http.MethodGet, p, "", nil)
 	if err != nil {
 		return nil, fmt.Errorf("listing pods: %w", err)
 	}
@@ -107,9 +108,8 @@ func (e *Executor) listPods(ctx context.Context) ([]pod, error) {
 // "Kind/name"; a test's and the cleanup's check.
 func Remaining(ctx context.Context, api APIClient, ns, id string) ([]string, error) {
 	var left []string
-	q := url.Values{"labelSelector": {RunLabel + "=" + id}}
 	for _, c := range collections {
-		code, b, err := api.Do(ctx, http.MethodGet, fmt.Sprintf(c.path, ns)+"?"+q.Encode(), "", nil)
+		code, b, err := api.Do(ctx, http.MethodGet, c.in(ns).With("labelSelector", RunLabel+"="+id), "", nil)
 		if err != nil || code != http.StatusOK {
 			return left, fmt.Errorf("listing %ss: %d %v", c.kind, code, err)
 		}
@@ -126,7 +126,7 @@ func Remaining(ctx context.Context, api APIClient, ns, id string) ([]string, err
 
 // APIClient is the one call the package needs of a Kubernetes client.
 type APIClient interface {
-	Do(ctx context.Context, method, path, contentType string, body io.Reader) (int, []byte, error)
+	Do(ctx context.Context, method string, path kubeapi.URLPath, contentType string, body io.Reader) (int, []byte, error)
 }
 
 func message(b []byte) string {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/url"
 	"time"
 )
 
@@ -24,12 +23,11 @@ func (e *Executor) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
 	defer cancel()
 	e.publish(ctx, Phase{Seq: e.seq + 1, Done: true})
-	q := url.Values{"labelSelector": {RunLabel + "=" + e.id}}
 	var firstErr error
 	for _, c := range collections {
-		path := fmt.Sprintf(c.path, e.o.Namespace) + "?" + q.Encode() + "&propagationPolicy=Foreground"
+		path := c.in(e.o.Namespace).With("labelSelector", RunLabel+"="+e.id).With("propagationPolicy", "Foreground")
 		if c.kind == "Pod" {
-			path += "&gracePeriodSeconds=0"
+			path = path.With("gracePeriodSeconds", "0")
 		}
 		code, b, err := e.api.Do(ctx, http.MethodDelete, path, "", nil)
 		if err == nil && code/100 != 2 && code != http.StatusNotFound {

@@ -3,6 +3,8 @@ package pods
 import (
 	"encoding/base64"
 	"path"
+
+	"github.com/authbench/authbench/internal/kubeapi"
 )
 
 // RunLabel is on every object a run creates; its value is the run's id.
@@ -105,22 +107,36 @@ func (e *Executor) dependents(uid string, files map[string][]byte) []obj {
 	return objs
 }
 
-// collections are where a run's objects live, for cleanup and checks.
-var collections = []struct{ kind, path string }{
-	{"Secret", "/api/v1/namespaces/%s/secrets"},
-	{"Job", "/apis/batch/v1/namespaces/%s/jobs"},
-	{"Pod", "/api/v1/namespaces/%s/pods"},
-	{"ConfigMap", "/api/v1/namespaces/%s/configmaps"},
-	{"RoleBinding", "/apis/rbac.authorization.k8s.io/v1/namespaces/%s/rolebindings"},
-	{"Role", "/apis/rbac.authorization.k8s.io/v1/namespaces/%s/roles"},
-	{"ServiceAccount", "/api/v1/namespaces/%s/serviceaccounts"},
+// resourceCollection is where the objects of one kind live.
+type resourceCollection struct {
+	kind    string
+	version []string // "api", "v1" or "apis", GROUP, VERSION
+	plural  string
 }
 
-func collection(kind string) string {
+// in is the collection's path in namespace ns.
+func (c resourceCollection) in(ns string) kubeapi.URLPath {
+	return kubeapi.Path(c.version...).Join("namespaces", ns, c.plural)
+}
+
+// collections are where a run's objects live, for cleanup and checks.
+var collections = []resourceCollection{
+	{"Secret", []string{"api", "v1"}, "secrets"},
+	{"Job", []string{"apis", "batch", "v1"}, "jobs"},
+	{"Pod", []string{"api", "v1"}, "pods"},
+	{"ConfigMap", []string{"api", "v1"}, "configmaps"},
+	{"RoleBinding", []string{"apis", "rbac.authorization.k8s.io", "v1"}, "rolebindings"},
+	{"Role", []string{"apis", "rbac.authorization.k8s.io", "v1"}, "roles"},
+	{"ServiceAccount", []string{"api", "v1"}, "serviceaccounts"},
+}
+
+// collection is the path of kind's collection in namespace ns; an unknown
+// kind gives the empty path, which the client refuses.
+func collection(kind, ns string) kubeapi.URLPath {
 	for _, c := range collections {
 		if c.kind == kind {
-			return c.path
+			return c.in(ns)
 		}
 	}
-	return ""
+	return kubeapi.URLPath{}
 }

@@ -16,6 +16,7 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/authbench/authbench/internal/kubeapi"
 	"github.com/authbench/authbench/internal/toolcache"
 	"github.com/authbench/authbench/pkg/auth"
 	"github.com/authbench/authbench/pkg/image"
@@ -176,8 +177,9 @@ func (e *env) watchLeaks(t *testing.T, x *pods.Executor) func() {
 	go func() {
 		defer close(done)
 		for ctx.Err() == nil {
-			for _, p := range []string{"/apis/batch/v1/namespaces/default/jobs", "/api/v1/namespaces/default/pods", "/api/v1/namespaces/default/configmaps"} {
-				_, b, _ := e.api.Do(ctx, "GET", p+"?labelSelector="+pods.RunLabel+"%3D"+x.ID(), "", nil)
+			for _, p := range []kubeapi.URLPath{kubeapi.Path("apis", "batch", "v1", "namespaces", "default", "jobs"),
+				kubeapi.Path("api", "v1", "namespaces", "default", "pods"), kubeapi.Path("api", "v1", "namespaces", "default", "configmaps")} {
+				_, b, _ := e.api.Do(ctx, "GET", p.With("labelSelector", pods.RunLabel+"="+x.ID()), "", nil)
 				if bytes.Contains(b, []byte(secretToken)) {
 					t.Errorf("the token is in %s", p)
 				}
