@@ -37,6 +37,14 @@ func New(server string, tc *tls.Config, token string) *Client {
 	}
 }
 
+// WithToken is c sending token instead (same server and connections), for
+// a caller that acts as several users, e.g. an admin then each test user.
+func (c *Client) WithToken(token string) *Client {
+	cp := *c
+	cp.token = token
+	return &cp
+}
+
 // noRedirects keeps the redirect response itself: Do turns it into an
 // error naming where it pointed, and the credential goes nowhere else.
 func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }

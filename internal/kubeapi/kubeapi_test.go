@@ -93,6 +93,23 @@ func TestDoSendsTokenAndPath(t *testing.T) {
 	}
 }
 
+func TestWithToken(t *testing.T) {
+	var got []string
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = append(got, r.Header.Get("Authorization"))
+	}))
+	defer srv.Close()
+	admin := New(srv.URL, &tls.Config{InsecureSkipVerify: true}, "admin")
+	for _, c := range []*Client{admin.WithToken("alice"), admin} {
+		if _, _, err := c.Do(context.Background(), http.MethodGet, Path("api"), "", nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if strings.Join(got, ",") != "Bearer alice,Bearer admin" {
+		t.Errorf("tokens sent %q, want alice's then admin's", got)
+	}
+}
+
 func TestDoRefusesBadPathBeforeSending(t *testing.T) {
 	c := New("https://127.0.0.1:1", nil, "")
 	_, _, err := c.Do(context.Background(), http.MethodGet, Path("api", "v1", "namespaces", ".."), "", nil)
