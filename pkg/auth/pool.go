@@ -35,7 +35,21 @@ type Pool struct {
 	Sources []Spec `json:"sources,omitempty" yaml:"sources,omitempty"`
 	// Order is OrderRoundRobin or OrderRandom. Default OrderRoundRobin.
 	Order string `json:"order,omitempty" yaml:"order,omitempty"`
+	// Share keeps a disjoint part of the pool: targets measured side by
+	// side then each send tokens none of the others sent, and each meets
+	// caches no other has warmed. Default nil: the whole pool.
+	Share *PoolShare `json:"share,omitempty" yaml:"share,omitempty"`
 }
+
+// PoolShare is one of Of disjoint parts of a pool: the tokens whose
+// position (the file's tokens, then the sources) modulo Of is Index.
+type PoolShare struct {
+	Index int `json:"index" yaml:"index"`
+	Of    int `json:"of" yaml:"of"`
+}
+
+// keep reports whether the pool's i-th token belongs to the share.
+func (s *PoolShare) keep(i int) bool { return s == nil || i%s.Of == s.Index }
 
 // Validate reports the first impossible value in the pool.
 func (p *Pool) Validate() error {
@@ -46,6 +60,9 @@ func (p *Pool) Validate() error {
 	case "", OrderRoundRobin, OrderRandom:
 	default:
 		return fmt.Errorf("pool: order %q must be %q or %q", p.Order, OrderRoundRobin, OrderRandom)
+	}
+	if s := p.Share; s != nil && (s.Of < 1 || s.Index < 0 || s.Index >= s.Of) {
+		return fmt.Errorf("pool: share %d of %d: want 0 <= index < of", s.Index, s.Of)
 	}
 	for i := range p.Sources {
 		if p.Sources[i].Pool != nil {
@@ -94,12 +111,38 @@ func newPool(ctx context.Context, p *Pool, o options) (*poolSource, error) {
 		}
 		members = append(members, src)
 	}
+	members, err := share(members, p.Share)
+	if err != nil {
+		return nil, err
+	}
 	desc := p.order() + ", " + strconv.Itoa(len(members)) + " tokens"
 	if p.File != "" {
 		desc += " from " + p.File
 	}
+	if p.Share != nil {
+		desc += fmt.Sprintf(" (share %d of %d)", p.Share.Index+1, p.Share.Of)
+	}
 	return &poolSource{members: members, n: uint64(len(members)),
 		random: p.order() == OrderRandom, desc: desc}, nil
+}
+
+// share keeps the members of s; an empty share is an error, since a
+// target without tokens could not send.
+func share(members []TokenSource, s *PoolShare) ([]TokenSource, error) {
+	if s == nil {
+		return members, nil
+	}
+	var kept []TokenSource
+	for i, m := range members {
+		if s.keep(i) {
+			kept = append(kept, m)
+		}
+	}
+	if len(kept) == 0 {
+		return nil, fmt.Errorf("token pool: share %d of %d is empty: the pool has %d tokens, fewer than its %d shares",
+			s.Index+1, s.Of, len(members), s.Of)
+	}
+	return kept, nil
 }
 
 // Token returns the next member's token.

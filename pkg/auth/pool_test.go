@@ -18,6 +18,11 @@ func TestPoolOrder(t *testing.T) {
 		{"file and sources", Pool{File: file, Sources: []Spec{{Env: "AB_POOL_TOKEN"}, {Static: true, Literal: "tok-lit"}}},
 			[]string{"tok-a", "tok-b", "tok-c", "tok-env", "tok-lit", "tok-a"}},
 		{"random", Pool{File: file, Order: OrderRandom}, []string{"tok-a", "tok-b", "tok-c"}},
+		{"share 1 of 2", Pool{File: file, Sources: []Spec{{Env: "AB_POOL_TOKEN"}}, Share: &PoolShare{Index: 0, Of: 2}},
+			[]string{"tok-a", "tok-c", "tok-a"}},
+		{"share 2 of 2", Pool{File: file, Sources: []Spec{{Env: "AB_POOL_TOKEN"}}, Share: &PoolShare{Index: 1, Of: 2}},
+			[]string{"tok-b", "tok-env", "tok-b"}},
+		{"share 3 of 3, random", Pool{File: file, Order: OrderRandom, Share: &PoolShare{Index: 2, Of: 3}}, []string{"tok-c"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -35,7 +40,7 @@ func TestPoolOrder(t *testing.T) {
 					seen[tok]++
 				}
 				for _, w := range tt.want {
-					if seen[w] < 500 { // expected 1000 each
+					if seen[w] < 1500/len(tt.want) { // expected 3000/len each
 						t.Errorf("random order served %q %d times of 3000: %v", w, seen[w], seen)
 					}
 				}
@@ -73,6 +78,10 @@ func TestPoolErrors(t *testing.T) {
 		{"no token", Pool{File: writeFile(t, "empty", "\n# nothing\n\n")}, "no token in the pool"},
 		{"control character", Pool{File: writeFile(t, "bad", "S3CRET-ok\nS3CRET-\x01bad\n")}, "line 2: token contains a control character"},
 		{"unset member", Pool{Sources: []Spec{{Env: "AB_POOL_UNSET_XYZ"}}}, "sources[0]: reading token from environment"},
+		{"share out of range", Pool{File: "x", Share: &PoolShare{Index: 2, Of: 2}}, "share 2 of 2: want 0 <= index < of"},
+		{"share of none", Pool{File: "x", Share: &PoolShare{}}, "share 0 of 0"},
+		{"empty share", Pool{File: writeFile(t, "two", "S3CRET-a\nS3CRET-b\n"), Share: &PoolShare{Index: 2, Of: 3}},
+			"share 3 of 3 is empty: the pool has 2 tokens, fewer than its 3 shares"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -34,7 +34,11 @@ func newLadderRun(ctx context.Context, o *Options, t plan.Target) (*ladderRun, e
 	if err != nil {
 		return nil, err
 	}
-	return &ladderRun{o: o, target: t, s: s, slots: slots, layers: layers, run: s.Run}, nil
+	l := &ladderRun{o: o, target: t, s: s, slots: slots, layers: layers, run: s.Run}
+	if sharesPools(slots) {
+		l.notef("The token pool was split into %d disjoint shares, one per rung: every rung met caches no other rung had warmed, so each layer's cache misses count in its own rung, whatever the order of the rungs.", len(slots))
+	}
+	return l, nil
 }
 
 // prepare fingerprints every slot, tells ext_authz layers apart, probes
@@ -71,12 +75,10 @@ func (l *ladderRun) plan() plan.Plan {
 			for _, r := range l.target.Rungs {
 				if r.Layer == s.layer {
 					t.Headers = append(slices.Clone(t.Headers), r.Headers...)
-					if r.Token != nil {
-						t.Token = r.Token
-					}
 				}
 			}
 		}
+		t.Token = s.token
 		p.Targets = append(p.Targets, t)
 	}
 	return p

@@ -8,6 +8,7 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/authbench/authbench/pkg/auth"
 	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/redact"
 	"github.com/authbench/authbench/pkg/results"
@@ -19,7 +20,8 @@ type slot struct {
 	url      string // redacted (redact.URL): for messages and the record
 	name     string // the target name of its results: "TARGET/LAYER"
 	extAuthz bool
-	index    int // the session's target
+	index    int        // the session's target
+	token    *auth.Spec // what the slot sends: a pool is this slot's share
 	fp       results.TargetFingerprint
 	probe    results.Result // the capacity probe
 	hists    []*hdr.Histogram
@@ -93,7 +95,31 @@ func buildSlots(t plan.Target) ([]*slot, []string, []plan.Target, error) {
 		}
 	}
 	add(results.EndToEnd, t.URL, t)
+	for i := range targets {
+		targets[i].Token = sharePool(targets[i].Token, i, len(targets))
+		slots[i].token = targets[i].Token
+	}
 	return slots, layers, targets, nil
+}
+
+// sharePool gives slot i of n its own share of a token pool. With one pool
+// for every rung, whichever rung sent a token first paid its cache miss
+// (a TokenReview, a SubjectAccessReview) and the rungs after it hit the
+// caches, so the split between layers followed the order of the rungs.
+// With disjoint shares every rung meets caches no other rung has warmed.
+func sharePool(s *auth.Spec, i, n int) *auth.Spec {
+	if s == nil || s.Pool == nil || s.Pool.Share != nil {
+		return s
+	}
+	c, p := *s, *s.Pool
+	p.Share = &auth.PoolShare{Index: i, Of: n}
+	c.Pool = &p
+	return &c
+}
+
+// sharesPools says whether any slot sends a share of a pool.
+func sharesPools(slots []*slot) bool {
+	return slices.ContainsFunc(slots, func(s *slot) bool { return s.token != nil && s.token.Pool != nil })
 }
 
 // fingerprint sends one request to every slot; a slot that does not
