@@ -28,11 +28,13 @@ func kubeWrapper() Wrapper {
 		Requires: []Require{{"k8s.io/kubernetes", KubeVersion}, {kubeRBACProxyModule, KubeRBACProxyVersion}},
 		// k8s.io/kubernetes requires its staging modules at v0.0.0 and
 		// replaces them with ./staging paths, which a dependency cannot
-		// use: every one must be replaced by its published release. The
-		// go-jose replace is copied from kube-rbac-proxy's go.mod: replaces
-		// are not inherited, and the old path no longer builds.
-		Replaces: append(stagingReplaces(),
-			Replace{"gopkg.in/square/go-jose.v2", "github.com/go-jose/go-jose", "v2.6.3+incompatible"}),
+		// use: every one must be replaced by its published release.
+		// kube-rbac-proxy's own go.mod also moves gopkg.in/square/go-jose.v2
+		// to github.com/go-jose/go-jose; that is left out on purpose: its
+		// jwt package then names the new import path, and Kubernetes'
+		// pkg/serviceaccount no longer compiles (kube-rbac-proxy itself
+		// never imports the module).
+		Replaces: stagingReplaces(),
 		MainSource: hyperkubeMain,
 		Keep:       []string{kubeRBACProxyModule + "/cmd/kube-rbac-proxy"},
 	}

@@ -50,7 +50,7 @@ func TestRenderWrapperShape(t *testing.T) {
 	}{
 		{"http-echo", "tools.go", []string{"//go:build tools", `import _ "github.com/hashicorp/http-echo"`}},
 		{"kube-rbac-proxy", "go.mod", []string{"\tgithub.com/brancz/kube-rbac-proxy v0.19.1",
-			"gopkg.in/square/go-jose.v2 => github.com/go-jose/go-jose v2.6.3+incompatible"}},
+			"k8s.io/client-go => k8s.io/client-go v0.32.2"}},
 		{"kube-rbac-proxy", "tools.go", []string{"package main", `_ "github.com/brancz/kube-rbac-proxy/cmd/kube-rbac-proxy"`}},
 		{"hyperkube", "go.mod", []string{"\tk8s.io/kubernetes v1.32.2",
 			"k8s.io/client-go => k8s.io/client-go v0.32.2", "k8s.io/externaljwt => k8s.io/externaljwt v0.32.2"}},
