@@ -3,18 +3,18 @@ package cli
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/authbench/authbench/pkg/lab/install"
+	"github.com/authbench/authbench/internal/toolcache"
 )
 
 func newLabInstallCmd() *cobra.Command {
-	o := install.Options{}
+	o := toolcache.Options{}
 	cmd := &cobra.Command{
 		Use:   "install",
 		Short: "Install what the lab needs: apt packages, pinned Go tools, Keycloak (cached, skips what is there)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.Out = cmd.OutOrStdout()
-			_, err := install.Install(cmd.Context(), o)
+			_, err := toolcache.Install(cmd.Context(), o)
 			return err
 		},
 	}

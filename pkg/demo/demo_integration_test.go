@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/authbench/authbench/internal/testenv"
+	"github.com/authbench/authbench/internal/toolcache"
 	"github.com/authbench/authbench/pkg/analyze"
 	"github.com/authbench/authbench/pkg/lab"
-	"github.com/authbench/authbench/pkg/lab/install"
 	"github.com/authbench/authbench/pkg/lab/platform/processes"
 	"github.com/authbench/authbench/pkg/ladder"
 	"github.com/authbench/authbench/pkg/plan"
@@ -34,8 +34,8 @@ func TestMain(m *testing.M) {
 // step's result must be present and sane, the page written and printed
 // last, and no lab left running.
 func TestDemo(t *testing.T) {
-	testenv.NeedTools(t, install.ToolPath, "`make lab` installs it", "kube-apiserver")
-	labDir := filepath.Join(install.CacheDir(), "lab-demo-integration")
+	testenv.NeedTools(t, toolcache.ToolPath, "`make lab` installs it", "kube-apiserver")
+	labDir := filepath.Join(toolcache.CacheDir(), "lab-demo-integration")
 	slo, _, err := plan.ParseSLO("p99<250ms,success_rate>=99%")
 	if err != nil {
 		t.Fatal(err)

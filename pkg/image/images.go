@@ -11,7 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/authbench/authbench/pkg/lab/install"
+	"github.com/authbench/authbench/internal/toolcache"
 	"github.com/authbench/authbench/pkg/stacks"
 )
 
@@ -21,14 +21,14 @@ const recipe = "r1"
 
 // Options say where images come from and go.
 type Options struct {
-	Cache     string // default install.CacheDir()
+	Cache     string // default toolcache.CacheDir()
 	Registry  string // reference prefix; default DefaultRegistry
 	Authbench string // authbench binary for its own image; default this executable
 }
 
 func (o Options) withDefaults() (Options, error) {
 	if o.Cache == "" {
-		o.Cache = install.CacheDir()
+		o.Cache = toolcache.CacheDir()
 	}
 	if o.Authbench == "" {
 		exe, err := os.Executable()
@@ -59,9 +59,9 @@ func Names() []string {
 func catalog() []kind {
 	return []kind{
 		{"pause", fixedTag(PauseTag), pauseFiles},
-		goTool(stacks.ProgramHTTPEcho, install.HTTPEchoVersion),
-		goTool(stacks.ProgramOAuth2Proxy, install.OAuth2ProxyVersion),
-		goTool(stacks.ProgramKubeRBACProxy, install.KubeRBACProxyVersion),
+		goTool(stacks.ProgramHTTPEcho, toolcache.HTTPEchoVersion),
+		goTool(stacks.ProgramOAuth2Proxy, toolcache.OAuth2ProxyVersion),
+		goTool(stacks.ProgramKubeRBACProxy, toolcache.KubeRBACProxyVersion),
 		debian(stacks.ProgramNginx, "/usr/sbin/nginx", "/var/log/nginx", "/var/lib/nginx", "/var/cache/nginx"),
 		debian(stacks.ProgramHAProxy, "/usr/sbin/haproxy", "/var/lib/haproxy"),
 		debian("prometheus", "/usr/bin/prometheus", "/prometheus"),
@@ -78,7 +78,7 @@ func fixedTag(t string) func(context.Context, Options) (string, error) {
 
 func goTool(name, version string) kind {
 	return kind{name, fixedTag(version), func(ctx context.Context, o Options) ([]File, []string, error) {
-		bin, err := install.ToolPath(name)
+		bin, err := toolcache.ToolPath(name)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -16,8 +16,8 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/authbench/authbench/internal/toolcache"
 	"github.com/authbench/authbench/pkg/auth"
-	"github.com/authbench/authbench/pkg/lab/install"
 	"github.com/authbench/authbench/pkg/store"
 )
 
@@ -29,7 +29,7 @@ func TestPublishRealServers(t *testing.T) {
 	servers := make([]*searchServer, 2)
 	errs := make([]error, 2)
 	var wg sync.WaitGroup
-	for i, srv := range []install.SearchServer{install.OpenSearch, install.Elasticsearch} {
+	for i, srv := range []toolcache.SearchServer{toolcache.OpenSearch, toolcache.Elasticsearch} {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

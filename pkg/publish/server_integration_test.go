@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/authbench/authbench/pkg/lab/install"
+	"github.com/authbench/authbench/internal/toolcache"
 )
 
 // searchServer is a real OpenSearch or Elasticsearch started for a test.
@@ -31,7 +31,7 @@ type searchServer struct {
 // its own process group, dies with the test process and is stopped at
 // cleanup. It may run in a goroutine: it reports errors instead of
 // failing t.
-func startSearch(t *testing.T, srv install.SearchServer) (*searchServer, error) {
+func startSearch(t *testing.T, srv toolcache.SearchServer) (*searchServer, error) {
 	if _, err := os.Stat(srv.Bin()); err != nil {
 		return nil, fmt.Errorf("%s is not installed (run `authbench lab install --optional`): %v", srv.Name, err)
 	}
@@ -58,7 +58,7 @@ func startSearch(t *testing.T, srv install.SearchServer) (*searchServer, error) 
 		prefix+"_JAVA_OPTS=-Xms512m -Xmx512m", prefix+"_PATH_CONF="+filepath.Join(home, "config"))
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if srv.RunAs() != "" {
-		uid, gid, err := install.SearchUserIDs()
+		uid, gid, err := toolcache.SearchUserIDs()
 		if err != nil {
 			return nil, err
 		}
@@ -83,7 +83,7 @@ func startSearch(t *testing.T, srv install.SearchServer) (*searchServer, error) 
 
 // searchHome makes the server's config, data and logs directory, owned
 // by the user it runs as (a test's TempDir is root's, mode 0700).
-func searchHome(t *testing.T, srv install.SearchServer) (string, error) {
+func searchHome(t *testing.T, srv toolcache.SearchServer) (string, error) {
 	home, err := os.MkdirTemp("", "authbench-"+srv.Name+"-")
 	if err != nil {
 		return "", err
@@ -115,7 +115,7 @@ path.logs: %s/logs
 		os.Mkdir(filepath.Join(home, d), 0o755)
 	}
 	if srv.RunAs() != "" {
-		uid, gid, err := install.SearchUserIDs()
+		uid, gid, err := toolcache.SearchUserIDs()
 		if err != nil {
 			return "", err
 		}

@@ -21,9 +21,9 @@ import (
 	"time"
 
 	"github.com/authbench/authbench/internal/testenv"
+	"github.com/authbench/authbench/internal/toolcache"
 	"github.com/authbench/authbench/pkg/auth"
 	"github.com/authbench/authbench/pkg/lab"
-	"github.com/authbench/authbench/pkg/lab/install"
 	"github.com/authbench/authbench/pkg/lab/platform/processes"
 	"github.com/authbench/authbench/pkg/lab/sampling"
 	"github.com/authbench/authbench/pkg/plan"
@@ -65,7 +65,7 @@ func TestMain(m *testing.M) {
 }
 
 func runWithLab(m *testing.M) int {
-	if _, labErr = testenv.FindTools(install.ToolPath, "`make lab` installs it", labTools...); labErr != nil {
+	if _, labErr = testenv.FindTools(toolcache.ToolPath, "`make lab` installs it", labTools...); labErr != nil {
 		return m.Run()
 	}
 	var err error
@@ -76,7 +76,7 @@ func runWithLab(m *testing.M) int {
 	defer os.RemoveAll(runsDir)
 	// A lasting dir keeps Keycloak's database (its schema takes a minute
 	// to create on 2 cores) from one run of the tests to the next.
-	labDir = filepath.Join(install.CacheDir(), "lab-runner-integration")
+	labDir = filepath.Join(toolcache.CacheDir(), "lab-runner-integration")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	t0 := time.Now()
 	_ = lab.Open(labDir, processes.Platform{}).Down(ctx, io.Discard) // a lab left by an interrupted earlier run

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/authbench/authbench/internal/kubeapi"
 	"github.com/authbench/authbench/pkg/image"
 )
 
@@ -118,7 +119,7 @@ func runEchoPod(t *testing.T, cl *Client, port int) {
 			"resources": map[string]any{"limits": map[string]any{"cpu": "50m", "memory": "64Mi"}},
 		}}}}
 	b, _ := json.Marshal(pod)
-	code, body, err := cl.Do(context.Background(), "POST", "/api/v1/namespaces/default/pods", "application/json", bytes.NewReader(b))
+	code, body, err := cl.Do(context.Background(), "POST", kubeapi.Path("api", "v1", "namespaces", "default", "pods"), "application/json", bytes.NewReader(b))
 	if err != nil || code != 201 {
 		t.Fatalf("creating pod: %d %s %v", code, body, err)
 	}
@@ -131,7 +132,7 @@ func runEchoPod(t *testing.T, cl *Client, port int) {
 		time.Sleep(200 * time.Millisecond)
 	}
 	var st map[string]any
-	cl.GetJSON(context.Background(), "/api/v1/namespaces/default/pods/echo", &st)
+	cl.GetJSON(context.Background(), kubeapi.Path("api", "v1", "namespaces", "default", "pods", "echo"), &st)
 	t.Fatalf("pod never served on %d: %v", port, st["status"])
 }
 

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/authbench/authbench/internal/kubeapi"
 	"github.com/authbench/authbench/pkg/kube/deploy"
 	"github.com/authbench/authbench/pkg/kube/manifests"
 	"github.com/authbench/authbench/pkg/stacks"
@@ -50,7 +51,7 @@ func checkStack3x(t *testing.T, c *Cluster) {
 	defer func() {
 		if t.Failed() {
 			dumpPodLogs(t, c.Dir)
-			_, b, _ := cl.Do(context.Background(), "GET", "/api/v1/namespaces/authbench/pods", "", nil)
+			_, b, _ := cl.Do(context.Background(), "GET", kubeapi.Path("api", "v1", "namespaces", "authbench", "pods"), "", nil)
 			var pods struct {
 				Items []struct {
 					Metadata struct{ Name string }

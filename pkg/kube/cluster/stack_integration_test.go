@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/authbench/authbench/internal/kubeapi"
 	"github.com/authbench/authbench/pkg/kube/deploy"
 	"github.com/authbench/authbench/pkg/kube/manifests"
 	"github.com/authbench/authbench/pkg/stacks"
@@ -124,7 +125,7 @@ func generation(t *testing.T, cl *deploy.Client, objs []manifests.Object) string
 
 // stackClient trusts the CA of the stacks' serving Secret.
 func stackClient(t *testing.T, cl *deploy.Client) *http.Client {
-	_, b, err := cl.Do(context.Background(), "GET", "/api/v1/namespaces/"+manifests.DefaultNamespace+"/secrets/"+manifests.ServingSecret, "", nil)
+	_, b, err := cl.Do(context.Background(), "GET", kubeapi.Path("api", "v1", "namespaces", manifests.DefaultNamespace, "secrets", manifests.ServingSecret), "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,9 +14,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/authbench/authbench/internal/toolcache"
 	"github.com/authbench/authbench/pkg/atomicfile"
 	"github.com/authbench/authbench/pkg/image"
-	"github.com/authbench/authbench/pkg/lab/install"
 )
 
 // Cluster is a running cluster.
@@ -78,7 +78,7 @@ func withDefaults(o Options) (Options, error) {
 	}
 	o.Dir = abs
 	if o.Hyperkube == "" {
-		if o.Hyperkube, err = install.ToolPath(install.HyperkubeName); err != nil {
+		if o.Hyperkube, err = toolcache.ToolPath(toolcache.HyperkubeName); err != nil {
 			return o, err
 		}
 	}

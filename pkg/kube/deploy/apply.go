@@ -6,9 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strings"
 
+	"github.com/authbench/authbench/internal/kubeapi"
 	"github.com/authbench/authbench/pkg/kube/manifests"
 )
 
@@ -31,21 +31,22 @@ var resources = map[string]resource{
 }
 
 // Path is the REST path of o (its collection when name is empty).
-func Path(o manifests.Object, name string) (string, error) {
+func Path(o manifests.Object, name string) (kubeapi.URLPath, error) {
 	r, ok := resources[manifests.Kind(o)]
 	if !ok {
-		return "", fmt.Errorf("kind %s is not one deploy knows", manifests.Kind(o))
+		return kubeapi.URLPath{}, fmt.Errorf("kind %s is not one deploy knows", manifests.Kind(o))
 	}
-	p := "/apis/" + manifests.APIVersion(o)
-	if !strings.Contains(manifests.APIVersion(o), "/") {
-		p = "/api/" + manifests.APIVersion(o)
+	group, version, grouped := strings.Cut(manifests.APIVersion(o), "/")
+	p := kubeapi.Path("api", group)
+	if grouped {
+		p = kubeapi.Path("apis", group, version)
 	}
 	if r.namespaced {
-		p += "/namespaces/" + manifests.Namespace(o)
+		p = p.Join("namespaces", manifests.Namespace(o))
 	}
-	p += "/" + r.plural
+	p = p.Join(r.plural)
 	if name != "" {
-		p += "/" + name
+		p = p.Join(name)
 	}
 	return p, nil
 }
@@ -71,15 +72,15 @@ func applyOne(ctx context.Context, c *Client, obj manifests.Object, o ApplyOptio
 	if err != nil {
 		return err
 	}
-	q := url.Values{"fieldManager": {FieldManager}, "force": {"true"}}
+	p = p.With("fieldManager", FieldManager).With("force", "true")
 	if o.DryRun {
-		q.Set("dryRun", "All")
+		p = p.With("dryRun", "All")
 	}
 	body, err := json.Marshal(obj)
 	if err != nil {
 		return err
 	}
-	code, resp, err := c.Do(ctx, http.MethodPatch, p+"?"+q.Encode(), "application/apply-patch+yaml", bytes.NewReader(body))
+	code, resp, err := c.Do(ctx, http.MethodPatch, p, "application/apply-patch+yaml", bytes.NewReader(body))
 	if err != nil {
 		return fmt.Errorf("applying %s %s: %w", manifests.Kind(obj), manifests.Name(obj), err)
 	}

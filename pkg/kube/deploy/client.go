@@ -1,29 +1,21 @@
 package deploy
 
 import (
-	"context"
 	"crypto/tls"
 	"encoding/base64"
 	"fmt"
-	"io"
-	"net/http"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/authbench/authbench/internal/boundedio"
 	"github.com/authbench/authbench/internal/capool"
-	"github.com/authbench/authbench/internal/httpclient"
+	"github.com/authbench/authbench/internal/kubeapi"
 )
 
 // Client talks to one cluster's API with the credential of a kubeconfig.
-type Client struct {
-	Server string
-	HTTP   *http.Client
-	token  string // never logged or written
-}
+type Client = kubeapi.Client
 
 type kubeconfig struct {
 	CurrentContext string `yaml:"current-context"`
@@ -77,7 +69,7 @@ func FromKubeconfigContext(path, context string) (*Client, error) {
 			clusterName, userName = c.Context.Cluster, c.Context.User
 		}
 	}
-	c := &Client{}
+	var server, token string
 	tc := &tls.Config{}
 	rel := func(p string) string {
 		if p == "" || filepath.IsAbs(p) {
@@ -89,7 +81,7 @@ func FromKubeconfigContext(path, context string) (*Client, error) {
 		if cl.Name != clusterName {
 			continue
 		}
-		c.Server, tc.InsecureSkipVerify = strings.TrimSuffix(cl.Cluster.Server, "/"), cl.Cluster.Insecure
+		server, tc.InsecureSkipVerify = cl.Cluster.Server, cl.Cluster.Insecure
 		ca, err := pemOf(rel(cl.Cluster.CA), cl.Cluster.CAData)
 		if err != nil {
 			return nil, fmt.Errorf("%s: cluster %s: %w", path, clusterName, err)
@@ -100,7 +92,7 @@ func FromKubeconfigContext(path, context string) (*Client, error) {
 			}
 		}
 	}
-	if c.Server == "" {
+	if server == "" {
 		return nil, fmt.Errorf("%s: no server for the context %q", path, context)
 	}
 	for _, u := range kc.Users {
@@ -119,17 +111,16 @@ func FromKubeconfigContext(path, context string) (*Client, error) {
 			}
 			tc.Certificates = []tls.Certificate{pair}
 		}
-		c.token = u.User.Token
+		token = u.User.Token
 		if u.User.TokenFile != "" {
 			t, err := boundedio.ReadFile(rel(u.User.TokenFile), boundedio.Secret)
 			if err != nil {
 				return nil, fmt.Errorf("%s: user %s: %w", path, userName, err)
 			}
-			c.token = strings.TrimSpace(string(t))
+			token = strings.TrimSpace(string(t))
 		}
 	}
-	c.HTTP = &http.Client{Timeout: 30 * time.Second, Transport: httpclient.Refuse(&http.Transport{TLSClientConfig: tc}), CheckRedirect: httpclient.NoRedirect}
-	return c, nil
+	return kubeapi.New(server, tc, token), nil
 }
 
 func pemOf(file, data string) ([]byte, error) {
@@ -140,26 +131,4 @@ func pemOf(file, data string) ([]byte, error) {
 		return nil, nil
 	}
 	return boundedio.ReadFile(file, boundedio.PEM)
-}
-
-// Do sends one request and returns the status and body.
-func (c *Client) Do(ctx context.Context, method, path, contentType string, body io.Reader) (int, []byte, error) {
-	req, err := http.NewRequestWithContext(ctx, method, c.Server+path, body)
-	if err != nil {
-		return 0, nil, err
-	}
-	if contentType != "" {
-		req.Header.Set("Content-Type", contentType)
-	}
-	req.Header.Set("Accept", "application/json")
-	if c.token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.token)
-	}
-	resp, err := c.HTTP.Do(req)
-	if err != nil {
-		return 0, nil, fmt.Errorf("%s %s: %w", method, path, err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
-	return resp.StatusCode, b, err
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/authbench/authbench/internal/kubeapi"
 	"github.com/authbench/authbench/pkg/kube/manifests"
 )
 
@@ -25,7 +26,7 @@ func waitCRDs(ctx context.Context, c *Client) error {
 	return nil
 }
 
-func established(ctx context.Context, c *Client, path string) bool {
+func established(ctx context.Context, c *Client, path kubeapi.URLPath) bool {
 	code, b, err := c.Do(ctx, "GET", path, "", nil)
 	if err != nil || code != 200 {
 		return false

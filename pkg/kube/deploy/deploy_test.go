@@ -30,7 +30,7 @@ func TestPath(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.want, func(t *testing.T) {
 			got, err := Path(tc.obj, manifests.Name(tc.obj))
-			if err != nil || got != tc.want {
+			if err != nil || got.String() != tc.want {
 				t.Errorf("Path = %q, %v; want %q", got, err, tc.want)
 			}
 		})

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/authbench/authbench/internal/kubeapi"
 )
 
 // podState is what a pod's status says about why it is not ready.
@@ -39,7 +41,7 @@ type podState struct {
 func whyNotReady(ctx context.Context, c *Client, namespace, name string) string {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	code, b, err := c.Do(ctx, http.MethodGet, "/api/v1/namespaces/"+namespace+"/pods", "", nil)
+	code, b, err := c.Do(ctx, http.MethodGet, kubeapi.Path("api", "v1", "namespaces", namespace, "pods"), "", nil)
 	if err != nil || code != http.StatusOK {
 		return ""
 	}

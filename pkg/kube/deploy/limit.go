@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/authbench/authbench/internal/kubeapi"
 	"github.com/authbench/authbench/pkg/kube/manifests"
 )
 
@@ -47,7 +48,7 @@ func SetCPULimit(ctx context.Context, c *Client, namespace, deployment, containe
 
 // containerIndex finds container in the Deployment at path, and whether it
 // has a CPU limit.
-func containerIndex(ctx context.Context, c *Client, path, container string) (int, bool, error) {
+func containerIndex(ctx context.Context, c *Client, path kubeapi.URLPath, container string) (int, bool, error) {
 	var d struct {
 		Spec struct {
 			Template struct {

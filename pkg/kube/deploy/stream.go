@@ -1,40 +1,14 @@
 package deploy
 
 import (
-	"context"
 	"crypto/tls"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/authbench/authbench/internal/capool"
-	"github.com/authbench/authbench/internal/httpclient"
+	"github.com/authbench/authbench/internal/kubeapi"
 )
-
-// Stream GETs path and returns the open body, for responses that do not
-// end (pod logs with follow=true): no client timeout applies, ctx ends it.
-func (c *Client) Stream(ctx context.Context, path string) (io.ReadCloser, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.Server+path, nil)
-	if err != nil {
-		return nil, err
-	}
-	if c.token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.token)
-	}
-	resp, err := (&http.Client{Transport: c.HTTP.Transport, CheckRedirect: httpclient.NoRedirect}).Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("GET %s: %w", path, err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-		resp.Body.Close()
-		return nil, fmt.Errorf("GET %s: %d %s", path, resp.StatusCode, status(b))
-	}
-	return resp.Body, nil
-}
 
 // ServiceAccountDir is where a pod's projected ServiceAccount token and
 // the cluster's CA are mounted.
@@ -61,7 +35,5 @@ func InCluster(server string) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the cluster's CA: %w", err)
 	}
-	tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}
-	return &Client{Server: strings.TrimSuffix(server, "/"), token: strings.TrimSpace(string(tok)),
-		HTTP: &http.Client{Timeout: 30 * time.Second, Transport: httpclient.Refuse(tr), CheckRedirect: httpclient.NoRedirect}}, nil
+	return kubeapi.New(server, &tls.Config{RootCAs: pool}, strings.TrimSpace(string(tok))), nil
 }

@@ -14,6 +14,7 @@ import (
 	"net"
 	"time"
 
+	"github.com/authbench/authbench/internal/kubeapi"
 	"github.com/authbench/authbench/pkg/kube/manifests"
 	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/stacks"
@@ -23,7 +24,7 @@ import (
 // Secret (so that a second apply changes nothing), or a new one from a new
 // CA: SANs localhost, 127.0.0.1 and the stacks' Service names.
 func servingTLS(ctx context.Context, c *Client, ns plan.Namespace) (manifests.TLS, error) {
-	code, b, err := c.Do(ctx, "GET", "/api/v1/namespaces/"+ns.String()+"/secrets/"+manifests.ServingSecret, "", nil)
+	code, b, err := c.Do(ctx, "GET", kubeapi.Path("api", "v1", "namespaces", ns.String(), "secrets", manifests.ServingSecret), "", nil)
 	if err == nil && code == 200 {
 		var s struct{ Data map[string]string }
 		if json.Unmarshal(b, &s) == nil && s.Data["tls.crt"] != "" {

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/authbench/authbench/internal/kubeapi"
 	"github.com/authbench/authbench/pkg/kube/manifests"
 )
 
@@ -34,7 +35,7 @@ func WaitAvailable(ctx context.Context, c *Client, objs []manifests.Object) erro
 	return nil
 }
 
-func deploymentAvailable(ctx context.Context, c *Client, path string) bool {
+func deploymentAvailable(ctx context.Context, c *Client, path kubeapi.URLPath) bool {
 	code, b, err := c.Do(ctx, http.MethodGet, path, "", nil)
 	if err != nil || code != 200 {
 		return false
@@ -65,7 +66,7 @@ func Token(ctx context.Context, c *Client, namespace, sa string, seconds int, au
 	}
 	req := map[string]any{"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "spec": spec}
 	b, _ := json.Marshal(req)
-	code, resp, err := c.Do(ctx, http.MethodPost, "/api/v1/namespaces/"+namespace+"/serviceaccounts/"+sa+"/token",
+	code, resp, err := c.Do(ctx, http.MethodPost, kubeapi.Path("api", "v1", "namespaces", namespace, "serviceaccounts", sa, "token"),
 		"application/json", bytes.NewReader(b))
 	if err != nil {
 		return "", err

@@ -3,6 +3,7 @@ package pods
 import (
 	"context"
 	"encoding/json"
+	"github.com/authbench/authbench/internal/kubeapi"
 	"io"
 	"net/http"
 	"strings"
@@ -23,10 +24,10 @@ type beatingAPI struct {
 	paths   map[string]bool
 }
 
-func (s *beatingAPI) Do(_ context.Context, method, path, _ string, _ io.Reader) (int, []byte, error) {
+func (s *beatingAPI) Do(_ context.Context, method string, path kubeapi.URLPath, _ string, _ io.Reader) (int, []byte, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.paths[method+" "+path] = true
+	s.paths[method+" "+path.String()] = true
 	s.reads++
 	if !s.stopped {
 		s.beat = s.beat.Add(10 * time.Second)

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/authbench/authbench/internal/kubeapi"
 	"github.com/authbench/authbench/pkg/plan"
 )
 
@@ -18,7 +19,7 @@ import (
 func (e *Executor) create(ctx context.Context, o obj) (string, error) {
 	kind := o["kind"].(string)
 	b, _ := json.Marshal(o)
-	code, resp, err := e.api.Do(ctx, http.MethodPost, collectionPath(kind, e.o.Namespace), "application/json", bytes.NewReader(b))
+	code, resp, err := e.api.Do(ctx, http.MethodPost, collection(kind, e.o.Namespace), "application/json", bytes.NewReader(b))
 	if err != nil || code/100 == 2 || code >= 500 {
 		e.created = true
 	}
@@ -94,7 +95,8 @@ const indexAnnotation = "batch.kubernetes.io/job-completion-index"
 
 // listPods lists the run's pods.
 func (e *Executor) listPods(ctx context.Context) ([]pod, error) {
-	code, b, err := e.api.Do(ctx, http.MethodGet, collectionPath("Pod", e.o.Namespace)+"?"+runSelector(e.id).Encode(), "", nil)
+	p := collection("Pod", e.o.Namespace).With("labelSelector", runSelector(e.id).Get("labelSelector"))
+	code, b, err := e.api.Do(ctx, http.MethodGet, p, "", nil)
 	if err != nil {
 		return nil, fmt.Errorf("listing pods: %w", err)
 	}
@@ -113,7 +115,7 @@ func (e *Executor) listPods(ctx context.Context) ([]pod, error) {
 func Remaining(ctx context.Context, api APIClient, ns plan.Namespace, id string) ([]string, error) {
 	var left []string
 	for _, c := range collections {
-		code, b, err := api.Do(ctx, http.MethodGet, collectionPath(c.kind, ns)+"?"+runSelector(id).Encode(), "", nil)
+		code, b, err := api.Do(ctx, http.MethodGet, c.in(ns).With("labelSelector", runSelector(id).Get("labelSelector")), "", nil)
 		if err != nil || code != http.StatusOK {
 			return left, fmt.Errorf("listing %ss: %d %v", c.kind, code, err)
 		}
@@ -130,7 +132,7 @@ func Remaining(ctx context.Context, api APIClient, ns plan.Namespace, id string)
 
 // APIClient is the one call the package needs of a Kubernetes client.
 type APIClient interface {
-	Do(ctx context.Context, method, path, contentType string, body io.Reader) (int, []byte, error)
+	Do(ctx context.Context, method string, path kubeapi.URLPath, contentType string, body io.Reader) (int, []byte, error)
 }
 
 func message(b []byte) string {

@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/authbench/authbench/internal/kubeapi"
 )
 
 // cleanupTimeout bounds Close's deletion and its wait, on a fresh context
@@ -33,7 +35,7 @@ func (e *Executor) Close() error {
 	e.publish(ctx, Phase{Seq: e.seq + 1, Done: true})
 	var firstErr error
 	for _, c := range collections {
-		err := deleteSelected(ctx, e.api, c.kind, collectionPath(c.kind, e.o.Namespace), runSelector(e.id))
+		err := deleteSelected(ctx, e.api, c.kind, c.in(e.o.Namespace), runSelector(e.id))
 		if err != nil && firstErr == nil {
 			firstErr = fmt.Errorf("deleting the run's %ss: %w", c.kind, err)
 		}
@@ -57,15 +59,15 @@ var errNoSelector = errors.New("refusing to delete a collection without a label 
 // deleteSelected deletes the objects of a collection that sel's label
 // selector selects. A selector is required: a collection DELETE without
 // one deletes every object of the kind in the namespace.
-func deleteSelected(ctx context.Context, api APIClient, kind, collection string, sel url.Values) error {
+func deleteSelected(ctx context.Context, api APIClient, kind string, collection kubeapi.URLPath, sel url.Values) error {
 	if s := sel.Get("labelSelector"); s == "" || strings.HasSuffix(s, "=") {
 		return errNoSelector
 	}
-	q := url.Values{"labelSelector": {sel.Get("labelSelector")}, "propagationPolicy": {"Foreground"}}
+	p := collection.With("labelSelector", sel.Get("labelSelector")).With("propagationPolicy", "Foreground")
 	if kind == "Pod" {
-		q.Set("gracePeriodSeconds", "0")
+		p = p.With("gracePeriodSeconds", "0")
 	}
-	code, b, err := api.Do(ctx, http.MethodDelete, collection+"?"+q.Encode(), "", nil)
+	code, b, err := api.Do(ctx, http.MethodDelete, p, "", nil)
 	if err == nil && code/100 != 2 && code != http.StatusNotFound {
 		err = fmt.Errorf("%d %s", code, message(b))
 	}

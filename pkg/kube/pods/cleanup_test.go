@@ -110,7 +110,7 @@ func TestDeleteSelectedNeedsASelector(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, sel := range []url.Values{nil, {}, {"labelSelector": {""}}, {"labelSelector": {RunLabel + "="}}} {
-		err := deleteSelected(context.Background(), e.api, "Secret", collectionPath("Secret", e.o.Namespace), sel)
+		err := deleteSelected(context.Background(), e.api, "Secret", collection("Secret", e.o.Namespace), sel)
 		if !errors.Is(err, errNoSelector) {
 			t.Errorf("selector %v: got %v, want a refusal", sel, err)
 		}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/authbench/authbench/internal/kubeapi"
 	"github.com/authbench/authbench/pkg/kube/pods"
 	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/results"
@@ -135,10 +136,10 @@ func (e *env) killedPod(t *testing.T) {
 			time.Sleep(100 * time.Millisecond)
 		}
 		time.Sleep(5 * time.Second) // the 2 s start delay, then 3 s of load
-		q := "?labelSelector=" + pods.RunLabel + "%3D" + x.ID()
-		_, b, _ := e.api.Do(context.Background(), "GET", "/api/v1/namespaces/default/pods"+q, "", nil)
+		podsPath := kubeapi.Path("api", "v1", "namespaces", "default", "pods")
+		_, b, _ := e.api.Do(context.Background(), "GET", podsPath.With("labelSelector", pods.RunLabel+"="+x.ID()), "", nil)
 		name := podOfIndex(b, "1")
-		code, _, err := e.api.Do(context.Background(), "DELETE", "/api/v1/namespaces/default/pods/"+name+"?gracePeriodSeconds=0", "", nil)
+		code, _, err := e.api.Do(context.Background(), "DELETE", podsPath.Join(name).With("gracePeriodSeconds", "0"), "", nil)
 		t.Logf("deleted pod %s: %d %v", name, code, err)
 	}
 	o, err := e.run(t, e.plan("pods-killed", l), x, log, kill)

@@ -8,10 +8,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
+	"github.com/authbench/authbench/internal/kubeapi"
 	"github.com/authbench/authbench/pkg/redact"
 )
 
@@ -19,7 +19,7 @@ import (
 // (deploy.Client): requests, and streams for followed logs.
 type kubeAPI interface {
 	APIClient
-	Stream(ctx context.Context, path string) (io.ReadCloser, error)
+	Stream(ctx context.Context, path kubeapi.URLPath) (io.ReadCloser, error)
 }
 
 // Reconnection of a dropped log stream.
@@ -78,11 +78,11 @@ func (e *Executor) follow(ctx context.Context, idx int, name string) {
 // openLog opens the agent's log from the cursor, retrying while the
 // container is not yet serving its log.
 func (e *Executor) openLog(ctx context.Context, name string, cur *logCursor) (io.ReadCloser, error) {
-	q := url.Values{"follow": {"true"}, "container": {"agent"}, "timestamps": {"true"}}
+	path := collection("Pod", e.o.Namespace).Join(name, "log").
+		With("follow", "true").With("container", "agent").With("timestamps", "true")
 	if since := cur.since(); since != "" {
-		q.Set("sinceTime", since)
+		path = path.With("sinceTime", since)
 	}
-	path := collectionPath("Pod", e.o.Namespace) + "/" + url.PathEscape(name) + "/log?" + q.Encode()
 	cur.reopen()
 	rc, err := e.api.Stream(ctx, path)
 	for try := 0; err != nil && try < 20 && ctx.Err() == nil; try++ {
@@ -122,7 +122,7 @@ func readLog(idx int, rc io.Reader, cur *logCursor, send func(event) bool) (n in
 // the pod cannot be read it is given the benefit of the doubt, and the
 // reopened stream (or maxDrops) decides.
 func (e *Executor) agentRunning(ctx context.Context, name string) bool {
-	code, b, err := e.api.Do(ctx, http.MethodGet, collectionPath("Pod", e.o.Namespace)+"/"+url.PathEscape(name), "", nil)
+	code, b, err := e.api.Do(ctx, http.MethodGet, collection("Pod", e.o.Namespace).Join(name), "", nil)
 	if err != nil || code >= 500 {
 		return true
 	}

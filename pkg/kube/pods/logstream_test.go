@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/authbench/authbench/internal/kubeapi"
 	"github.com/authbench/authbench/pkg/plan"
 )
 
@@ -23,17 +24,17 @@ type stubAPI struct {
 	opened   []string // the paths of the opened streams
 }
 
-func (s *stubAPI) Stream(_ context.Context, path string) (io.ReadCloser, error) {
+func (s *stubAPI) Stream(_ context.Context, path kubeapi.URLPath) (io.ReadCloser, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if len(s.opened) >= len(s.streams) {
 		return nil, errors.New("no more streams")
 	}
-	s.opened = append(s.opened, path)
+	s.opened = append(s.opened, path.String())
 	return io.NopCloser(strings.NewReader(s.streams[len(s.opened)-1])), nil
 }
 
-func (s *stubAPI) Do(context.Context, string, string, string, io.Reader) (int, []byte, error) {
+func (s *stubAPI) Do(context.Context, string, kubeapi.URLPath, string, io.Reader) (int, []byte, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := s.statuses[0]

@@ -2,10 +2,10 @@ package pods
 
 import (
 	"encoding/base64"
-	"fmt"
 	"net/url"
 	"path"
 
+	"github.com/authbench/authbench/internal/kubeapi"
 	"github.com/authbench/authbench/pkg/plan"
 )
 
@@ -109,32 +109,43 @@ func (e *Executor) dependents(uid string, files map[string][]byte) []obj {
 	return objs
 }
 
-// collections are where a run's objects live, for cleanup and checks.
-var collections = []struct{ kind, path string }{
-	{"Secret", "/api/v1/namespaces/%s/secrets"},
-	{"Job", "/apis/batch/v1/namespaces/%s/jobs"},
-	{"Pod", "/api/v1/namespaces/%s/pods"},
-	{"ConfigMap", "/api/v1/namespaces/%s/configmaps"},
-	{"RoleBinding", "/apis/rbac.authorization.k8s.io/v1/namespaces/%s/rolebindings"},
-	{"Role", "/apis/rbac.authorization.k8s.io/v1/namespaces/%s/roles"},
-	{"ServiceAccount", "/api/v1/namespaces/%s/serviceaccounts"},
+// resourceCollection is where the objects of one kind live.
+type resourceCollection struct {
+	kind    string
+	version []string // "api", "v1" or "apis", GROUP, VERSION
+	plural  string
 }
 
-// collectionPath is the REST path of kind's collection in ns. A Namespace
-// cannot hold '/', '?' or '#', so the path names that collection and no
-// other.
-func collectionPath(kind string, ns plan.Namespace) string {
+// in is the collection's path in namespace ns.
+func (c resourceCollection) in(ns plan.Namespace) kubeapi.URLPath {
+	return kubeapi.Path(c.version...).Join("namespaces", ns.String(), c.plural)
+}
+
+// collections are where a run's objects live, for cleanup and checks.
+var collections = []resourceCollection{
+	{"Secret", []string{"api", "v1"}, "secrets"},
+	{"Job", []string{"apis", "batch", "v1"}, "jobs"},
+	{"Pod", []string{"api", "v1"}, "pods"},
+	{"ConfigMap", []string{"api", "v1"}, "configmaps"},
+	{"RoleBinding", []string{"apis", "rbac.authorization.k8s.io", "v1"}, "rolebindings"},
+	{"Role", []string{"apis", "rbac.authorization.k8s.io", "v1"}, "roles"},
+	{"ServiceAccount", []string{"api", "v1"}, "serviceaccounts"},
+}
+
+// collection is the path of kind's collection in namespace ns; an unknown
+// kind gives the empty path, which the client refuses.
+func collection(kind string, ns plan.Namespace) kubeapi.URLPath {
 	for _, c := range collections {
 		if c.kind == kind {
-			return fmt.Sprintf(c.path, ns.String())
+			return c.in(ns)
 		}
 	}
-	panic("pods: no collection for kind " + kind) // a kind the code names, never a user's
+	return kubeapi.URLPath{}
 }
 
 // objectPath is the REST path of the object of kind named name in ns.
-func objectPath(kind string, ns plan.Namespace, name plan.ObjectName) string {
-	return collectionPath(kind, ns) + "/" + name.String()
+func objectPath(kind string, ns plan.Namespace, name plan.ObjectName) kubeapi.URLPath {
+	return collection(kind, ns).Join(name.String())
 }
 
 // runSelector selects the objects of run id, and only them.

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/authbench/authbench/internal/testenv"
+	"github.com/authbench/authbench/internal/toolcache"
 	"github.com/authbench/authbench/pkg/lab"
-	"github.com/authbench/authbench/pkg/lab/install"
 	"github.com/authbench/authbench/pkg/lab/platform/processes"
 	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/scenario"
@@ -29,11 +29,11 @@ const oidcLifespan = 20 * time.Second
 // lives, gets no 401; the grant's credentials reach the pods only in the
 // Secret and are in no object, log or file.
 func (e *env) oidcRefresh(t *testing.T) {
-	testenv.NeedTools(t, install.ToolPath, "`make lab` installs it",
+	testenv.NeedTools(t, toolcache.ToolPath, "`make lab` installs it",
 		"keycloak", "java", "oauth2-proxy", "nginx", "kube-rbac-proxy", "etcd", "kube-apiserver")
 	// A lasting dir keeps Keycloak's database from one test run to the
 	// next (its schema takes a minute to create on 2 cores).
-	dir := filepath.Join(install.CacheDir(), "lab-pods-integration")
+	dir := filepath.Join(toolcache.CacheDir(), "lab-pods-integration")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	lb := lab.Open(dir, processes.Platform{})

@@ -16,13 +16,14 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/authbench/authbench/internal/kubeapi"
 	"github.com/authbench/authbench/internal/testenv"
+	"github.com/authbench/authbench/internal/toolcache"
 	"github.com/authbench/authbench/pkg/auth"
 	"github.com/authbench/authbench/pkg/image"
 	"github.com/authbench/authbench/pkg/kube/cluster"
 	"github.com/authbench/authbench/pkg/kube/deploy"
 	"github.com/authbench/authbench/pkg/kube/pods"
-	"github.com/authbench/authbench/pkg/lab/install"
 	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/runner"
 )
@@ -72,7 +73,7 @@ func setup(t *testing.T) *env {
 
 // startEcho runs http-echo on a free loopback port until the test ends.
 func startEcho(t *testing.T) string {
-	bin := testenv.NeedTools(t, install.ToolPath, "`make lab` installs it", "http-echo")[0]
+	bin := testenv.NeedTools(t, toolcache.ToolPath, "`make lab` installs it", "http-echo")[0]
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -175,8 +176,9 @@ func (e *env) watchLeaks(t *testing.T, x *pods.Executor) func() {
 	go func() {
 		defer close(done)
 		for ctx.Err() == nil {
-			for _, p := range []string{"/apis/batch/v1/namespaces/default/jobs", "/api/v1/namespaces/default/pods", "/api/v1/namespaces/default/configmaps"} {
-				_, b, _ := e.api.Do(ctx, "GET", p+"?labelSelector="+pods.RunLabel+"%3D"+x.ID(), "", nil)
+			for _, p := range []kubeapi.URLPath{kubeapi.Path("apis", "batch", "v1", "namespaces", "default", "jobs"),
+				kubeapi.Path("api", "v1", "namespaces", "default", "pods"), kubeapi.Path("api", "v1", "namespaces", "default", "configmaps")} {
+				_, b, _ := e.api.Do(ctx, "GET", p.With("labelSelector", pods.RunLabel+"="+x.ID()), "", nil)
 				if bytes.Contains(b, []byte(secretToken)) {
 					t.Errorf("the token is in %s", p)
 				}

@@ -28,7 +28,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/authbench/authbench/pkg/lab/install"
+	"github.com/authbench/authbench/internal/toolcache"
 )
 
 // keycloakHome is $AUTHBENCH_KEYCLOAK_HOME, or the distribution
@@ -37,7 +37,7 @@ func keycloakHome(t *testing.T) string {
 	if h := os.Getenv("AUTHBENCH_KEYCLOAK_HOME"); h != "" {
 		return h
 	}
-	kcsh, err := install.ToolPath("keycloak")
+	kcsh, err := toolcache.ToolPath("keycloak")
 	if err != nil {
 		t.Fatalf("finding keycloak (or set AUTHBENCH_KEYCLOAK_HOME): %v", err)
 	}

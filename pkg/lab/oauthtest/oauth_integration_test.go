@@ -17,9 +17,9 @@ import (
 	"time"
 
 	"github.com/authbench/authbench/internal/testenv"
+	"github.com/authbench/authbench/internal/toolcache"
 	"github.com/authbench/authbench/pkg/auth"
 	"github.com/authbench/authbench/pkg/lab"
-	"github.com/authbench/authbench/pkg/lab/install"
 	"github.com/authbench/authbench/pkg/lab/platform/processes"
 	"github.com/authbench/authbench/pkg/observe"
 	"github.com/authbench/authbench/pkg/stacks"
@@ -44,7 +44,7 @@ func TestMain(m *testing.M) {
 
 func runWithLab(m *testing.M) int {
 	// A lasting dir keeps Keycloak's database (3x) between runs.
-	labDir = filepath.Join(install.CacheDir(), "lab-oauth-integration")
+	labDir = filepath.Join(toolcache.CacheDir(), "lab-oauth-integration")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	_ = lab.Open(labDir, processes.Platform{}).Down(ctx, io.Discard) // a lab left by an interrupted earlier run
 	t0 := time.Now()

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/authbench/authbench/internal/toolcache"
 	"github.com/authbench/authbench/pkg/kube/manifests"
 	"github.com/authbench/authbench/pkg/lab"
-	"github.com/authbench/authbench/pkg/lab/install"
 	"github.com/authbench/authbench/pkg/stacks"
 )
 
@@ -47,7 +47,7 @@ func components(names []string, ports map[string]int, refs map[string]string, ap
 	}
 	api := stacks.APIServerComponent
 	out = append(out, lab.ComponentInfo{Name: api.Name, Stack: api.Stack, Role: api.Role, Program: api.Program,
-		Plays: api.Plays, Version: install.KubeVersion, URL: "https://127.0.0.1:" + strconv.Itoa(apiserver)})
+		Plays: api.Plays, Version: toolcache.KubeVersion, URL: "https://127.0.0.1:" + strconv.Itoa(apiserver)})
 	if kcURL != "" {
 		kc := stacks.KeycloakComponent
 		out = append(out, lab.ComponentInfo{Name: kc.Name, Stack: kc.Stack, Role: kc.Role,
@@ -61,7 +61,7 @@ func components(names []string, ports map[string]int, refs map[string]string, ap
 
 // keycloakVersion reads VERSION from the cached tool's .../keycloak-VERSION/bin/kc.sh.
 func keycloakVersion() string {
-	p, err := install.ToolPath(stacks.ProgramKeycloak)
+	p, err := toolcache.ToolPath(stacks.ProgramKeycloak)
 	if err != nil {
 		return ""
 	}
@@ -110,7 +110,7 @@ func notes(comps []lab.ComponentInfo, names []string) []string {
 			out = append(out, fmt.Sprintf("%s: Deployment %s/%s, container %s (hostNetwork %s)", c.Name, c.Namespace, d, ctr, c.URL))
 		}
 	}
-	out = append(out, "kube lab: a single-node Kubernetes "+install.KubeVersion+" (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, containerd, kubelet) in a private PID + mount namespace; Keycloak runs outside the cluster, in the same namespace; pods are sampled through Prometheus scraping the kubelet's cAdvisor")
+	out = append(out, "kube lab: a single-node Kubernetes "+toolcache.KubeVersion+" (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, containerd, kubelet) in a private PID + mount namespace; Keycloak runs outside the cluster, in the same namespace; pods are sampled through Prometheus scraping the kubelet's cAdvisor")
 	if has(names, stacks.Stack2x) {
 		out = append(out, "stack 2x: static bearer tokens from the kube-apiserver's --token-auth-file play OpenShift OAuth tokens")
 	}

@@ -12,8 +12,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/authbench/authbench/internal/toolcache"
 	"github.com/authbench/authbench/pkg/kube/cluster"
-	"github.com/authbench/authbench/pkg/lab/install"
 	"github.com/authbench/authbench/pkg/lab/keycloak"
 	"github.com/authbench/authbench/pkg/stacks"
 )
@@ -21,7 +21,7 @@ import (
 // keycloakConfig is the lab's Keycloak, as the processes platform runs it:
 // the same realm, client, users and secrets.
 func keycloakConfig(dir string, port int, certs stacks.Certs, sec stacks.Secrets, lifespan time.Duration) (keycloak.Config, error) {
-	kcsh, err := install.ToolPath(stacks.ProgramKeycloak)
+	kcsh, err := toolcache.ToolPath(stacks.ProgramKeycloak)
 	if err != nil {
 		return keycloak.Config{}, err
 	}

@@ -17,6 +17,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/authbench/authbench/internal/kubeapi"
 	"github.com/authbench/authbench/pkg/kube/cluster"
 	"github.com/authbench/authbench/pkg/kube/deploy"
 	"github.com/authbench/authbench/pkg/lab"
@@ -166,7 +167,7 @@ func readQuota(cg string) string {
 // podCgroup is the cpu cgroup of the Deployment's running pod.
 func podCgroup(t *testing.T, c *deploy.Client, dir, app string) string {
 	t.Helper()
-	code, b, err := c.Do(context.Background(), "GET", "/api/v1/namespaces/authbench/pods?labelSelector=app%3D"+app, "", nil)
+	code, b, err := c.Do(context.Background(), "GET", kubeapi.Path("api", "v1", "namespaces", "authbench", "pods").With("labelSelector", "app="+app), "", nil)
 	if err != nil || code != 200 {
 		t.Fatalf("listing %s pods: %d %v", app, code, err)
 	}
@@ -344,7 +345,7 @@ func checkKubeDeploy(t *testing.T, dir string, c *deploy.Client) {
 
 // deploymentsLeft lists the Deployments in ns not being deleted.
 func deploymentsLeft(t *testing.T, c *deploy.Client, ns string) string {
-	code, b, err := c.Do(context.Background(), "GET", "/apis/apps/v1/namespaces/"+ns+"/deployments", "", nil)
+	code, b, err := c.Do(context.Background(), "GET", kubeapi.Path("apis", "apps", "v1", "namespaces", ns, "deployments"), "", nil)
 	if err != nil || code != 200 {
 		t.Fatalf("listing deployments in %s: %d %v", ns, code, err)
 	}
@@ -369,26 +370,29 @@ func deploymentsLeft(t *testing.T, c *deploy.Client, ns string) string {
 // exists2 says whether the lab's cluster has the object (namespace authbench
 // for namespaced kinds).
 func exists2(t *testing.T, c *deploy.Client, kind, name string) bool {
-	paths := map[string]string{
-		"namespace": "/api/v1/namespaces/", "secret": "/api/v1/namespaces/authbench/secrets/",
-		"serviceaccount": "/api/v1/namespaces/authbench/serviceaccounts/", "configmap": "/api/v1/namespaces/authbench/configmaps/",
-		"service": "/api/v1/namespaces/authbench/services/", "deployment": "/apis/apps/v1/namespaces/authbench/deployments/",
-		"role": "/apis/rbac.authorization.k8s.io/v1/namespaces/authbench/roles/", "rolebinding": "/apis/rbac.authorization.k8s.io/v1/namespaces/authbench/rolebindings/",
-		"clusterrolebinding": "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/",
-		"route":              "/apis/route.openshift.io/v1/namespaces/authbench/routes/", "httproute": "/apis/gateway.networking.k8s.io/v1/namespaces/authbench/httproutes/",
-		"customresourcedefinition": "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/",
+	core, ns := kubeapi.Path("api", "v1"), []string{"namespaces", "authbench"}
+	rbac := kubeapi.Path("apis", "rbac.authorization.k8s.io", "v1")
+	paths := map[string]kubeapi.URLPath{
+		"namespace": core.Join("namespaces"), "secret": core.Join(ns...).Join("secrets"),
+		"serviceaccount": core.Join(ns...).Join("serviceaccounts"), "configmap": core.Join(ns...).Join("configmaps"),
+		"service": core.Join(ns...).Join("services"), "deployment": kubeapi.Path("apis", "apps", "v1").Join(ns...).Join("deployments"),
+		"role": rbac.Join(ns...).Join("roles"), "rolebinding": rbac.Join(ns...).Join("rolebindings"),
+		"clusterrolebinding":       rbac.Join("clusterrolebindings"),
+		"route":                    kubeapi.Path("apis", "route.openshift.io", "v1").Join(ns...).Join("routes"),
+		"httproute":                kubeapi.Path("apis", "gateway.networking.k8s.io", "v1").Join(ns...).Join("httproutes"),
+		"customresourcedefinition": kubeapi.Path("apis", "apiextensions.k8s.io", "v1", "customresourcedefinitions"),
 	}
 	p, ok := paths[kind]
 	if !ok {
 		t.Errorf("unknown kind %q in kube deploy's output", kind)
 		return false
 	}
-	code, _, err := c.Do(context.Background(), "GET", p+name, "", nil)
+	code, _, err := c.Do(context.Background(), "GET", p.Join(name), "", nil)
 	return err == nil && code == 200
 }
 
 func deployments(t *testing.T, c *deploy.Client, ns, stack string) []string {
-	code, b, err := c.Do(context.Background(), "GET", "/apis/apps/v1/namespaces/"+ns+"/deployments?labelSelector=authbench.io%2Fstack%3D"+stack, "", nil)
+	code, b, err := c.Do(context.Background(), "GET", kubeapi.Path("apis", "apps", "v1", "namespaces", ns, "deployments").With("labelSelector", "authbench.io/stack="+stack), "", nil)
 	if err != nil || code != 200 {
 		t.Fatalf("listing deployments: %d %v", code, err)
 	}
@@ -408,7 +412,7 @@ func deployments(t *testing.T, c *deploy.Client, ns, stack string) []string {
 
 // deploymentContainers is "name=image ..." of a Deployment's pod template.
 func deploymentContainers(t *testing.T, c *deploy.Client, ns, name string) string {
-	code, b, err := c.Do(context.Background(), "GET", "/apis/apps/v1/namespaces/"+ns+"/deployments/"+name, "", nil)
+	code, b, err := c.Do(context.Background(), "GET", kubeapi.Path("apis", "apps", "v1", "namespaces", ns, "deployments", name), "", nil)
 	if err != nil || code != 200 {
 		return "missing (" + strconv.Itoa(code) + ")"
 	}

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/authbench/authbench/internal/testenv"
+	"github.com/authbench/authbench/internal/toolcache"
 	"github.com/authbench/authbench/pkg/lab"
-	"github.com/authbench/authbench/pkg/lab/install"
 	"github.com/authbench/authbench/pkg/stacks"
 )
 
@@ -21,9 +21,9 @@ func fakeTools(t *testing.T) {
 	t.Helper()
 	oldTool, oldVer := lookupTool, toolVersion
 	t.Cleanup(func() { lookupTool, toolVersion = oldTool, oldVer })
-	versions := map[string]string{"http-echo": install.HTTPEchoVersion, "oauth2-proxy": install.OAuth2ProxyVersion,
-		"kube-rbac-proxy": install.KubeRBACProxyVersion, "kube-apiserver": install.KubeAPIServerVersion,
-		"keycloak": install.KeycloakVersion}
+	versions := map[string]string{"http-echo": toolcache.HTTPEchoVersion, "oauth2-proxy": toolcache.OAuth2ProxyVersion,
+		"kube-rbac-proxy": toolcache.KubeRBACProxyVersion, "kube-apiserver": toolcache.KubeAPIServerVersion,
+		"keycloak": toolcache.KeycloakVersion}
 	lookupTool = func(name string) (string, error) {
 		v, pinned := versions[name]
 		switch {

@@ -25,10 +25,10 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/authbench/authbench/internal/testenv"
+	"github.com/authbench/authbench/internal/toolcache"
 	"github.com/authbench/authbench/pkg/auth"
 	"github.com/authbench/authbench/pkg/cgroup"
 	"github.com/authbench/authbench/pkg/lab"
-	"github.com/authbench/authbench/pkg/lab/install"
 	"github.com/authbench/authbench/pkg/lab/internal/lock"
 	"github.com/authbench/authbench/pkg/lab/internal/ports"
 	"github.com/authbench/authbench/pkg/stacks"
@@ -58,7 +58,7 @@ func runWithLab(m *testing.M) int {
 	// its schema creation (a minute on 2 cores) on every run but the first.
 	dir := os.Getenv("AUTHBENCH_LAB_TEST_DIR")
 	if dir == "" {
-		dir = filepath.Join(install.CacheDir(), "lab-integration")
+		dir = filepath.Join(toolcache.CacheDir(), "lab-integration")
 	}
 	labDir = dir
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)

@@ -6,14 +6,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/authbench/authbench/pkg/lab/install"
+	"github.com/authbench/authbench/internal/toolcache"
 )
 
 // lookupTool finds a lab program installed by `authbench lab install`: a
 // pinned Go tool, Keycloak's kc.sh, or a Debian package's program.
 // toolVersion says which version it is. Tests replace both.
 var (
-	lookupTool  = install.ToolPath
+	lookupTool  = toolcache.ToolPath
 	toolVersion = installedVersion
 )
 
@@ -25,7 +25,7 @@ func installedVersion(name, path string) string {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	v, _ := install.InstalledVersion(ctx, name)
+	v, _ := toolcache.InstalledVersion(ctx, name)
 	return v
 }
 
