@@ -7,6 +7,7 @@ package cli
 
 import (
 	"fmt"
+	"github.com/authbench/authbench/internal/kubeapi"
 	"io"
 	"slices"
 	"strconv"
@@ -16,7 +17,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/authbench/authbench/pkg/kube/deploy"
 	"github.com/authbench/authbench/pkg/lab"
 	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/redact"
@@ -96,8 +96,8 @@ func addKubeconfigFlag(cmd *cobra.Command, file *string, note ...string) {
 }
 
 // defaultKubeconfig is --kubeconfig's default, the one lookup every
-// command shares (deploy.KubeconfigPath).
-func defaultKubeconfig() string { return deploy.KubeconfigPath("") }
+// command shares (kubeapi.KubeconfigPath).
+func defaultKubeconfig() string { return kubeapi.KubeconfigPath("") }
 
 // timeoutValue is hey's -t: whole or fractional seconds ("20", "0.5") or
 // a Go duration ("500ms"), positive.

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"github.com/authbench/authbench/internal/kubeapi"
 	"slices"
 	"strings"
 
@@ -79,7 +80,7 @@ func runKube(cmd *cobra.Command, s streams, f kubeFlags, del bool) error {
 		return fmt.Errorf("--namespace %q: %w", f.namespace, err)
 	}
 	ns = ns.Or(plan.MustNamespace(manifests.DefaultNamespace))
-	c, err := deploy.FromKubeconfig(deploy.KubeconfigPath(f.kubeconfig))
+	c, err := kubeapi.FromKubeconfig(kubeapi.KubeconfigPath(f.kubeconfig))
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/authbench/authbench/internal/kubeapi"
 	"net/http"
 	"net/url"
 	"testing"
@@ -22,7 +23,7 @@ import (
 func checkPrometheus(t *testing.T, c *Cluster) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cl, err := deploy.FromKubeconfig(c.Kubeconfig())
+	cl, err := kubeapi.FromKubeconfig(c.Kubeconfig())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,7 +26,7 @@ import (
 func checkStack3x(t *testing.T, c *Cluster) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	cl, err := deploy.FromKubeconfig(c.Kubeconfig())
+	cl, err := kubeapi.FromKubeconfig(c.Kubeconfig())
 	if err != nil {
 		t.Fatal(err)
 	}

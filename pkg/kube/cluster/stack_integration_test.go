@@ -29,7 +29,7 @@ import (
 func checkStack2x(t *testing.T, c *Cluster) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cl, err := deploy.FromKubeconfig(c.Kubeconfig())
+	cl, err := kubeapi.FromKubeconfig(c.Kubeconfig())
 	if err != nil {
 		t.Fatal(err)
 	}

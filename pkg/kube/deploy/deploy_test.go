@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/pem"
 	"fmt"
+	"github.com/authbench/authbench/internal/kubeapi"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -65,7 +66,7 @@ contexts: [{name: c, context: {cluster: k, user: u}}]
 clusters: [{name: k, cluster: {server: %q, certificate-authority-data: %s}}]
 users: [{name: u, user: {token: secret-token}}]
 `, srv.URL, base64.StdEncoding.EncodeToString(ca))), 0o600)
-	c, err := FromKubeconfig(kc)
+	c, err := kubeapi.FromKubeconfig(kc)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/authbench/authbench/internal/kubeapi"
 	"io"
 	"net/http"
 	"sync"
@@ -12,7 +13,6 @@ import (
 
 	"github.com/authbench/authbench/internal/boundedio"
 	"github.com/authbench/authbench/pkg/auth"
-	"github.com/authbench/authbench/pkg/kube/deploy"
 	"github.com/authbench/authbench/pkg/load"
 	"github.com/authbench/authbench/pkg/redact"
 )
@@ -69,7 +69,7 @@ func (a *agent) prepare(ctx context.Context, path string) error {
 	if a.cfg.Namespace.IsZero() || a.cfg.ConfigMap.IsZero() {
 		return fmt.Errorf("agent config %s: no namespace or ConfigMap to read phases from", path)
 	}
-	if a.api, err = deploy.InCluster(a.cfg.Server); err != nil {
+	if a.api, err = kubeapi.InCluster(a.cfg.Server); err != nil {
 		return err
 	}
 	if a.attacker, err = load.NewAttacker(a.cfg.Client); err != nil {

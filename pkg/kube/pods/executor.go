@@ -6,12 +6,12 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/authbench/authbench/internal/kubeapi"
 	"io"
 	"net"
 	"net/url"
 	"time"
 
-	"github.com/authbench/authbench/pkg/kube/deploy"
 	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/runner"
 )
@@ -78,8 +78,8 @@ func New(o Options) (*Executor, error) {
 	if o.Log == nil {
 		o.Log = io.Discard
 	}
-	kc := deploy.KubeconfigPath(o.Kubeconfig)
-	api, err := deploy.FromKubeconfigContext(kc, o.Context)
+	kc := kubeapi.KubeconfigPath(o.Kubeconfig)
+	api, err := kubeapi.FromKubeconfigContext(kc, o.Context)
 	if err != nil {
 		return nil, err
 	}

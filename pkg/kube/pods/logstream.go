@@ -16,7 +16,7 @@ import (
 )
 
 // kubeAPI is what the executor needs of a Kubernetes client
-// (deploy.Client): requests, and streams for followed logs.
+// (kubeapi.Client): requests, and streams for followed logs.
 type kubeAPI interface {
 	APIClient
 	Stream(ctx context.Context, path kubeapi.URLPath) (io.ReadCloser, error)

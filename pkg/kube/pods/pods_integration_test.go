@@ -64,7 +64,7 @@ func setup(t *testing.T) *env {
 		t.Fatalf("cluster up: %v", err)
 	}
 	t.Cleanup(func() { c.Down(context.Background()) })
-	api, err := deploy.FromKubeconfig(c.Kubeconfig())
+	api, err := kubeapi.FromKubeconfig(c.Kubeconfig())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,13 +3,13 @@ package pods
 import (
 	"context"
 	"fmt"
+	"github.com/authbench/authbench/internal/kubeapi"
 	"os"
 	"path"
 	"strings"
 
 	"github.com/authbench/authbench/internal/boundedio"
 	"github.com/authbench/authbench/pkg/auth"
-	"github.com/authbench/authbench/pkg/kube/deploy"
 	"github.com/authbench/authbench/pkg/plan"
 )
 
@@ -62,7 +62,7 @@ func (m *material) put(name string, b []byte) string {
 
 func (m *material) token(ctx context.Context, i int, s *auth.Spec) (*auth.Spec, error) {
 	switch {
-	case s.File != "" && strings.HasPrefix(path.Clean(s.File), deploy.ServiceAccountDir):
+	case s.File != "" && strings.HasPrefix(path.Clean(s.File), kubeapi.ServiceAccountDir):
 		return &auth.Spec{File: s.File}, nil
 	case s.OIDC != nil:
 		return m.oidc(i, s.OIDC)

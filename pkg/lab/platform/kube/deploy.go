@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
+	"github.com/authbench/authbench/internal/kubeapi"
 	"net/http"
 	"os"
 	"time"
@@ -21,7 +22,7 @@ import (
 // deployAndCheck applies the stacks and the Prometheus, waits for them,
 // checks the whole auth chain with alice's token, and records the lab.
 func (r *upRun) deployAndCheck(ctx context.Context, cl *cluster.Cluster, kc keycloak.Config, t0 time.Time) error {
-	c, err := deploy.FromKubeconfig(cl.Kubeconfig())
+	c, err := kubeapi.FromKubeconfig(cl.Kubeconfig())
 	if err != nil {
 		return err
 	}

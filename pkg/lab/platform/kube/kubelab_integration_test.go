@@ -131,7 +131,7 @@ func checkAuth(t *testing.T, hc *http.Client, dir string, s *lab.State) {
 
 func client(t *testing.T, dir string) *deploy.Client {
 	t.Helper()
-	c, err := deploy.FromKubeconfig(filepath.Join(dir, "kube", "kubeconfig"))
+	c, err := kubeapi.FromKubeconfig(filepath.Join(dir, "kube", "kubeconfig"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package kube
 import (
 	"context"
 	"fmt"
+	"github.com/authbench/authbench/internal/kubeapi"
 	"strings"
 	"time"
 
@@ -38,7 +39,7 @@ func (Platform) SetLimits(ctx context.Context, dir string, limits []lab.Limit) e
 	if err != nil {
 		return err
 	}
-	c, err := deploy.FromKubeconfig(kcfg)
+	c, err := kubeapi.FromKubeconfig(kcfg)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package deploy
+package kubeapi
 
 import (
 	"path/filepath"

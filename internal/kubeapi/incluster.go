@@ -1,4 +1,4 @@
-package deploy
+package kubeapi
 
 import (
 	"crypto/tls"
@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/authbench/authbench/internal/capool"
-	"github.com/authbench/authbench/internal/kubeapi"
 )
 
 // ServiceAccountDir is where a pod's projected ServiceAccount token and
@@ -35,5 +34,5 @@ func InCluster(server string) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the cluster's CA: %w", err)
 	}
-	return kubeapi.New(server, &tls.Config{RootCAs: pool}, strings.TrimSpace(string(tok))), nil
+	return New(server, &tls.Config{RootCAs: pool}, strings.TrimSpace(string(tok))), nil
 }
