@@ -27,7 +27,7 @@ func (e *Executor) create(ctx context.Context, o obj) (string, error) {
 		return "", fmt.Errorf("creating %s %s: %w", kind, e.name, err)
 	}
 	if code != http.StatusCreated && code != http.StatusOK {
-		return "", fmt.Errorf("creating %s %s/%s: %d %s", kind, e.o.Namespace, e.name, code, message(resp))
+		return "", fmt.Errorf("creating %s %s/%s: %d %s", kind, e.o.Namespace, e.name, code, kubeapi.Message(resp))
 	}
 	var m struct{ Metadata struct{ UID string } }
 	json.Unmarshal(resp, &m)
@@ -43,7 +43,7 @@ func (e *Executor) patch(ctx context.Context, kind string, p any) error {
 		return fmt.Errorf("updating %s %s: %w", kind, e.name, err)
 	}
 	if code != http.StatusOK {
-		return fmt.Errorf("updating %s %s/%s: %d %s", kind, e.o.Namespace, e.name, code, message(resp))
+		return fmt.Errorf("updating %s %s/%s: %d %s", kind, e.o.Namespace, e.name, code, kubeapi.Message(resp))
 	}
 	return nil
 }
@@ -101,7 +101,7 @@ func (e *Executor) listPods(ctx context.Context) ([]pod, error) {
 		return nil, fmt.Errorf("listing pods: %w", err)
 	}
 	if code != http.StatusOK {
-		return nil, fmt.Errorf("listing pods: %d %s", code, message(b))
+		return nil, fmt.Errorf("listing pods: %d %s", code, kubeapi.Message(b))
 	}
 	var l struct{ Items []pod }
 	if err := json.Unmarshal(b, &l); err != nil {
@@ -133,15 +133,4 @@ func Remaining(ctx context.Context, api APIClient, ns plan.Namespace, id string)
 // APIClient is the one call the package needs of a Kubernetes client.
 type APIClient interface {
 	Do(ctx context.Context, method string, path kubeapi.URLPath, contentType string, body io.Reader) (int, []byte, error)
-}
-
-func message(b []byte) string {
-	var s struct{ Message string }
-	if json.Unmarshal(b, &s) == nil && s.Message != "" {
-		return s.Message
-	}
-	if len(b) > 300 {
-		b = b[:300]
-	}
-	return string(b)
 }

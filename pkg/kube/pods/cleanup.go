@@ -69,7 +69,7 @@ func deleteSelected(ctx context.Context, api APIClient, kind string, collection 
 	}
 	code, b, err := api.Do(ctx, http.MethodDelete, p, "", nil)
 	if err == nil && code/100 != 2 && code != http.StatusNotFound {
-		err = fmt.Errorf("%d %s", code, message(b))
+		err = fmt.Errorf("%d %s", code, kubeapi.Message(b))
 	}
 	return err
 }
