@@ -119,11 +119,14 @@ func TestOAuthAgainstOIDC(t *testing.T) {
 		t.Errorf("%s is %q in the ladder, want %s", ext.Name, ext.Kind, results.LayerExtAuthz)
 	}
 	// Each first use of a token costs the ext_authz service a TokenReview
-	// and a SAR; the sidecar pays the same again, so the two share the
-	// difference, while the gateway in front adds none of it.
-	// On a busy host (late sends above 5%, where the ladder itself warns)
-	// the gateway's figure carries the host's delays, so the comparison
-	// with it is made only on a quiet one.
+	// and a SAR; the sidecar pays the same again, while the gateway in
+	// front adds none of it. Every rung sends its own share of the pool,
+	// so every rung pays its own misses; but through the gateway each
+	// request makes both proxies ask the one API server, which then
+	// answers the ext_authz service more slowly than on its own rung, and
+	// the ladder charges that difference to the gateway (its notes say
+	// so). The gateway's own log tells the two apart: its timing of the
+	// ext_authz call must exceed its own work.
 	gw := findLayer(lo.Ladder, stacks.NginxOAuth)
 	// On a busy host the bootstrap interval widens past zero with the
 	// host's stalls (seen at load average 15: [-14, 10.5] ms around +5.2 ms),
@@ -132,8 +135,22 @@ func TestOAuthAgainstOIDC(t *testing.T) {
 	if low := ext.CIMs.P50[0]; (quiet && low <= 0) || ext.AddedMs.P50 <= 0 {
 		t.Errorf("%s adds %.2f [%.2f, %.2f] ms at P50: want it above zero (its interval too on a quiet host)", ext.Name, ext.AddedMs.P50, ext.CIMs.P50[0], ext.CIMs.P50[1])
 	}
-	if quiet && ext.CIMs.P50[0] <= gw.AddedMs.P50 {
-		t.Errorf("%s adds %.2f [%.2f, %.2f] ms at P50, the gateway %.2f ms: want the ext_authz layer above the gateway",
-			ext.Name, ext.AddedMs.P50, ext.CIMs.P50[0], ext.CIMs.P50[1], gw.AddedMs.P50)
+	call, own := findHop(lo.Ladder, ext.Name), findHop(lo.Ladder, gw.Name)
+	switch {
+	case call == nil || own == nil:
+		t.Errorf("the gateway's log gave no timing of the ext_authz call or of its own work: %+v", lo.Ladder.Hops)
+	case call.Ms.P50 <= own.Ms.P50:
+		t.Errorf("the gateway timed the ext_authz call at P50 %.2f ms and its own work at %.2f ms: want the call above its own work",
+			call.Ms.P50, own.Ms.P50)
 	}
+}
+
+// findHop is the gateway's logged timing beside layer, nil when none was read.
+func findHop(l *results.Ladder, layer string) *results.HopTiming {
+	for i, h := range l.Hops {
+		if h.Layer == layer && h.Missing == "" && h.Requests > 0 {
+			return &l.Hops[i]
+		}
+	}
+	return nil
 }
