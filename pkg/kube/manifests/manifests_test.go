@@ -10,7 +10,7 @@ import (
 
 func opts(stack string, lab bool) Options {
 	o := Options{Stack: stack, Images: map[string]string{"http-echo": "r/http-echo:1", "kube-rbac-proxy": "r/krp:1",
-		"oauth2-proxy": "r/o2p:1", "nginx": "r/nginx:1", "haproxy": "r/haproxy:1"},
+		"oauth2-proxy": "r/o2p:1", "envoy": "r/envoy:1", "haproxy": "r/haproxy:1"},
 		Serving: TLS{Cert: []byte("C"), Key: []byte("K"), CA: []byte("A")},
 		OIDC:    OIDC{IssuerURL: "https://127.0.0.1:1/realms/x", ClientID: "c"}}
 	if lab {

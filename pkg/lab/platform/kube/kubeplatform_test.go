@@ -30,7 +30,7 @@ func TestComponents(t *testing.T) {
 	for _, c := range cs {
 		names = append(names, c.Name)
 	}
-	want := []string{stacks.HAProxy, stacks.OAuthProxy, stacks.Echo2x, stacks.Nginx, stacks.OAuth2Proxy,
+	want := []string{stacks.HAProxy, stacks.OAuthProxy, stacks.Echo2x, stacks.Envoy, stacks.OAuth2Proxy,
 		stacks.KubeRBACProxy, stacks.Echo3x, stacks.APIServer, stacks.Keycloak}
 	if !reflect.DeepEqual(names, want) {
 		t.Fatalf("components %v, want %v", names, want)
@@ -38,7 +38,7 @@ func TestComponents(t *testing.T) {
 	for _, tc := range []struct{ name, pod, container, url, version string }{
 		{stacks.OAuthProxy, "http-echo-2x-.*", "oauth-proxy", "https://127.0.0.1:40001/echo", ""},
 		{stacks.OAuth2Proxy, "oauth2-proxy-.*", "oauth2-proxy", "http://127.0.0.1:40005/echo", ""},
-		{stacks.Nginx, "nginx-.*", "nginx", "https://127.0.0.1:40007/echo", "1.22.1-9"},
+		{stacks.Envoy, "nginx-.*", "nginx", "https://127.0.0.1:40007/echo", "1.22.1-9"},
 		{stacks.Echo3x, "http-echo-3x-.*", "http-echo", "http://127.0.0.1:40003/echo", "v1.0.0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -81,7 +81,7 @@ func TestComponents3xOAuth(t *testing.T) {
 		byName[c.Name] = c
 	}
 	for _, tc := range []struct{ name, pod, container, url string }{
-		{stacks.NginxOAuth, "nginx-oauth-.*", "nginx-oauth", "https://127.0.0.1:41004/echo"},
+		{stacks.EnvoyOAuth, "nginx-oauth-.*", "nginx-oauth", "https://127.0.0.1:41004/echo"},
 		{stacks.KubeAuthProxyOAuth, "kube-auth-proxy-oauth-.*", "kube-auth-proxy-oauth", "https://127.0.0.1:41003/echo"},
 		{stacks.AuthzOKOAuth, "kube-auth-proxy-oauth-.*", "authz-ok-oauth", "http://127.0.0.1:41002/echo"},
 		{stacks.KubeRBACProxyOAuth, "http-echo-3x-oauth-.*", "kube-rbac-proxy-oauth", "https://127.0.0.1:41001/echo"},
@@ -101,7 +101,7 @@ func TestComponents3xOAuth(t *testing.T) {
 	for _, l := range ts[0].Layers {
 		layers = append(layers, l.Layer)
 	}
-	want := []string{stacks.NginxOAuth, stacks.KubeAuthProxyOAuth, stacks.KubeRBACProxyOAuth, stacks.Echo3xOAuth}
+	want := []string{stacks.EnvoyOAuth, stacks.KubeAuthProxyOAuth, stacks.KubeRBACProxyOAuth, stacks.Echo3xOAuth}
 	if ts[0].Name != stacks.Target3xOAuth || ts[0].URL != "https://127.0.0.1:41004/echo" || !reflect.DeepEqual(layers, want) {
 		t.Errorf("target %+v, layers %v, want %s with layers %v", ts[0], layers, stacks.Target3xOAuth, want)
 	}
