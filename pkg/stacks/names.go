@@ -32,6 +32,7 @@ const (
 	ProgramOAuth2Proxy   = "oauth2-proxy"
 	ProgramNginx         = "nginx"
 	ProgramHAProxy       = "haproxy"
+	ProgramEnvoy         = "envoy"
 )
 
 // Component names: what `--limit`, the sampler, the state and the reports
