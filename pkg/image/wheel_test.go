@@ -77,3 +77,22 @@ func runImageAlone(t *testing.T, w toolcache.Wheel) {
 		t.Errorf("%s %s in a root of the image's files: %v\n%s", entry[0], w.VersionArgs[0], err, out)
 	}
 }
+
+// An image's program version is asked once and kept beside its tarball.
+func TestProgramVersionKeptBesideTarball(t *testing.T) {
+	tarball := filepath.Join(t.TempDir(), "haproxy-2.8.25.tar")
+	if v, err := programVersion(context.Background(), kind{name: "pause"}, tarball); err != nil || v != "" {
+		t.Errorf("pause: %q, %v; want no version", v, err)
+	}
+	if err := os.WriteFile(tarball+".version", []byte("2.8.25\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A program toolcache does not know would fail if it were asked.
+	v, err := programVersion(context.Background(), kind{name: "haproxy", program: "no-such-program"}, tarball)
+	if err != nil || v != "2.8.25" {
+		t.Errorf("recorded: %q, %v; want 2.8.25 from the file", v, err)
+	}
+	if _, err := programVersion(context.Background(), kind{name: "x", program: "no-such-program"}, tarball+"-other"); err == nil {
+		t.Error("an unknown program's version was made up")
+	}
+}

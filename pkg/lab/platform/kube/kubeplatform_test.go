@@ -26,7 +26,8 @@ func TestComponents(t *testing.T) {
 		ports[n] = 40000 + i
 	}
 	refs := map[string]string{"nginx": "authbench.local/nginx:1.22.1-9", "http-echo": "authbench.local/http-echo:v1.0.0"}
-	cs := components([]string{stacks.Stack2x, stacks.Stack3x}, ports, refs, 6443, "https://127.0.0.1:8081/realms/authbench")
+	versions := map[string]string{"http-echo": "v1.0.0", "haproxy": "2.8.25"}
+	cs := components([]string{stacks.Stack2x, stacks.Stack3x}, ports, refs, versions, 6443, "https://127.0.0.1:8081/realms/authbench")
 	var names []string
 	for _, c := range cs {
 		names = append(names, c.Name)
@@ -41,6 +42,7 @@ func TestComponents(t *testing.T) {
 		{stacks.OAuth2Proxy, "oauth2-proxy-.*", "oauth2-proxy", entry("http", ports[stacks.OAuth2Proxy]), ""},
 		{stacks.Nginx, "nginx-.*", "nginx", entry("https", ports[stacks.Nginx]), "1.22.1-9"},
 		{stacks.Echo3x, "http-echo-3x-.*", "http-echo", entry("http", ports[stacks.Echo3x]), "v1.0.0"},
+		{stacks.HAProxy, "haproxy-.*", "haproxy", entry("https", ports[stacks.HAProxy]), "2.8.25"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var c lab.ComponentInfo
@@ -81,7 +83,7 @@ func TestComponents3xOAuth(t *testing.T) {
 	for i, n := range stacks.PortNames(stacks.Stack3xOAuth) {
 		ports[n] = 41000 + i
 	}
-	cs := components([]string{stacks.Stack3xOAuth}, ports, map[string]string{}, 6443, "")
+	cs := components([]string{stacks.Stack3xOAuth}, ports, map[string]string{}, nil, 6443, "")
 	byName := map[string]lab.ComponentInfo{}
 	for _, c := range cs {
 		byName[c.Name] = c
