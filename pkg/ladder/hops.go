@@ -18,7 +18,7 @@ import (
 const HopMarker = "authbench-ladder"
 
 // EnvoyLogFormat is the Envoy access log format the ladder reads (the
-// lab's gateways log it): the request's start in Unix milliseconds, and
+// lab's gateways log it): the request's start in Unix microseconds, and
 // in microseconds the whole request, the upstream, and the ext_authz
 // call (filter state kept with the ext_authz filter's
 // emit_filter_state_stats). See stacks.EnvoyHopLogFormat.
@@ -51,11 +51,11 @@ func ParseHopLine(line string) (HopRecord, bool) {
 	r.Status, _ = strconv.Atoi(kv["status"])
 	switch r.Gateway {
 	case stacks.ProgramEnvoy:
-		ms, err := strconv.ParseInt(kv["ms"], 10, 64)
+		us, err := strconv.ParseInt(kv["us"], 10, 64)
 		if err != nil {
 			return HopRecord{}, false
 		}
-		r.At = time.UnixMilli(ms)
+		r.At = time.UnixMicro(us)
 		for k, name := range map[string]string{"rt_us": "rt", "urt_us": "urt", "authz_us": "authz"} {
 			if v, err := strconv.ParseFloat(kv[k], 64); err == nil && v >= 0 {
 				r.Ms[name] = v / 1000
@@ -103,7 +103,7 @@ func ReadHopLog(path string, windows []window) ([]HopRecord, error) {
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
 		r, ok := ParseHopLine(sc.Text())
-		if ok && inWindows(r.At, windows) {
+		if ok && inWindows(r, windows) {
 			out = append(out, r)
 		}
 	}
@@ -113,8 +113,17 @@ func ReadHopLog(path string, windows []window) ([]HopRecord, error) {
 	return out, nil
 }
 
-func inWindows(t time.Time, ws []window) bool {
-	const slack = 2 * time.Millisecond
+// inWindows says whether a logged request belongs to a turn. HAProxy
+// logs its time at millisecond resolution: 2 ms of slack either side.
+// Envoy logs when it received the request, in microseconds, which is
+// after the turn sent it and before the turn saw its answer: no slack,
+// which keeps out the warm-up requests right before and after each turn.
+func inWindows(r HopRecord, ws []window) bool {
+	slack := 2 * time.Millisecond
+	if r.Gateway == stacks.ProgramEnvoy {
+		slack = 0
+	}
+	t := r.At
 	for _, w := range ws {
 		if !t.Before(w.from.Add(-slack)) && !t.After(w.to.Add(slack)) {
 			return true

@@ -25,19 +25,19 @@ func TestParseHopLine(t *testing.T) {
 	}{
 		{
 			name: "envoy with the ext_authz call",
-			line: "authbench-ladder gw=envoy ms=1716200000123 status=200 rt_us=4000 urt_us=2000 authz_us=1250 details=via_upstream",
+			line: "authbench-ladder gw=envoy us=1716200000123456 status=200 rt_us=4000 urt_us=2000 authz_us=1250 details=via_upstream",
 			ok:   true, gw: "envoy", at: 1716200000123, status: 200,
 			ms: map[string]float64{"rt": 4, "urt": 2, "authz": 1.25},
 		},
 		{
 			name: "envoy denied before the upstream: no upstream time",
-			line: "authbench-ladder gw=envoy ms=1716200001000 status=403 rt_us=1477 urt_us=- authz_us=965 details=ext_authz_error",
+			line: "authbench-ladder gw=envoy us=1716200001000000 status=403 rt_us=1477 urt_us=- authz_us=965 details=ext_authz_error",
 			ok:   true, gw: "envoy", at: 1716200001000, status: 403,
 			ms: map[string]float64{"rt": 1.477, "authz": 0.965},
 		},
 		{
 			name: "envoy without the ext_authz filter state",
-			line: "authbench-ladder gw=envoy ms=1716200001000 status=200 rt_us=900 urt_us=700 authz_us=- details=via_upstream",
+			line: "authbench-ladder gw=envoy us=1716200001000000 status=200 rt_us=900 urt_us=700 authz_us=- details=via_upstream",
 			ok:   true, gw: "envoy", at: 1716200001000, status: 200,
 			ms: map[string]float64{"rt": 0.9, "urt": 0.7},
 		},
@@ -55,7 +55,8 @@ func TestParseHopLine(t *testing.T) {
 		},
 		{name: "other line", line: `127.0.0.1 - - [20/May/2024] "GET /echo HTTP/1.1" 200`},
 		{name: "unknown gateway", line: "authbench-ladder gw=nginx msec=1.0 status=200"},
-		{name: "bad time", line: "authbench-ladder gw=envoy ms=x status=200 rt_us=1"},
+		{name: "bad time", line: "authbench-ladder gw=envoy us=x status=200 rt_us=1"},
+		{name: "envoy's time in milliseconds", line: "authbench-ladder gw=envoy ms=1716200001000 status=200 rt_us=1"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -90,8 +91,8 @@ func TestHopsBesideLadder(t *testing.T) {
 	e2eTurn := window{base.Add(2 * time.Second), base.Add(3 * time.Second), 100}
 	var lines []string
 	line := func(at time.Time, status int, rt, urt, authz float64) {
-		lines = append(lines, fmt.Sprintf("authbench-ladder gw=envoy ms=%d status=%d rt_us=%.0f urt_us=%.0f authz_us=%.0f details=via_upstream",
-			at.UnixMilli(), status, rt*1000, urt*1000, authz*1000))
+		lines = append(lines, fmt.Sprintf("authbench-ladder gw=envoy us=%d status=%d rt_us=%.0f urt_us=%.0f authz_us=%.0f details=via_upstream",
+			at.UnixMicro(), status, rt*1000, urt*1000, authz*1000))
 	}
 	for i := range 100 { // in the gateway's turn: authz 1 ms (2 ms for the slowest 10)
 		authz := 1.0
@@ -237,9 +238,9 @@ func TestHopNote(t *testing.T) {
 // is skipped, never panics, and a parsed line's timers are not negative.
 func FuzzParseHopLine(f *testing.F) {
 	for _, s := range []string{
-		"authbench-ladder gw=envoy ms=1716200000123 status=200 rt_us=4000 urt_us=2000 authz_us=1250 details=via_upstream",
+		"authbench-ladder gw=envoy us=1716200000123456 status=200 rt_us=4000 urt_us=2000 authz_us=1250 details=via_upstream",
 		"authbench-ladder gw=haproxy ms=1716200000999 status=503 Ta=5 Tr=-1 Tw=0 Tc=-1",
-		"authbench-ladder gw=envoy ms=x", "authbench-ladder ", "",
+		"authbench-ladder gw=envoy us=x", "authbench-ladder ", "",
 	} {
 		f.Add(s)
 	}

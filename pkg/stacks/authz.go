@@ -120,12 +120,13 @@ func (e Endpoint) DiscoveryType() string {
 
 // EnvoyHopLogFormat is the gateway's access log line, in the format the
 // ladder reads (pkg/ladder.ParseHopLine): the request's start in Unix
-// milliseconds, its status and response code details, and in
+// microseconds (so that the ladder can tell a turn's first request from
+// the warm-up's last without rounding slack), its status and response code details, and in
 // microseconds the whole request's time from its first byte received to
 // its last sent, the upstream's from the first byte sent to the last
 // received, and the ext_authz call's latency (the filter's state, with
 // emit_filter_state_stats).
-const EnvoyHopLogFormat = "authbench-ladder gw=envoy ms=%START_TIME(%s%3f)% status=%RESPONSE_CODE% " +
+const EnvoyHopLogFormat = "authbench-ladder gw=envoy us=%START_TIME(%s%6f)% status=%RESPONSE_CODE% " +
 	"rt_us=%COMMON_DURATION(DS_RX_BEG:DS_TX_END:us)% urt_us=%COMMON_DURATION(US_TX_BEG:US_RX_END:us)% " +
 	"authz_us=%FILTER_STATE(envoy.filters.http.ext_authz:FIELD:latency_us)% details=%RESPONSE_CODE_DETAILS%"
 
