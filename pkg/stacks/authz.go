@@ -139,7 +139,7 @@ var EnvoyArgs = []string{"--disable-hot-restart", "--log-level", "warn", "--file
 // GatewayNote says, for a lab's status and reports, how a gateway
 // answers what its ext_authz service does not allow.
 func GatewayNote(gateway string) string {
-	return gateway + ": Envoy's ext_authz passes the service's denial back (oauth2-proxy's 401, kube-rbac-proxy's 401 or 403) " +
+	return gateway + ": Envoy's ext_authz passes the ext_authz service's denial back with its status (401, 403) " +
 		"and answers a failed or timed-out call with 403 (status_on_error) unless the failure mode is allow; " +
 		"the lab adds " + GatewayDetailsHeader + " (" + GatewayDetailsAuthzDenied + ", " + GatewayDetailsAuthzError +
 		", ...) to every answer Envoy makes itself, which the real gateway does not; its admin interface is port " + EnvoyAdminPort(gateway)
