@@ -43,7 +43,7 @@ func header(s Snapshot) []string {
 	case s.Phase == "":
 		return []string{title + ": between phases"}
 	}
-	when := fmt.Sprintf("%s", s.Elapsed.Truncate(time.Second))
+	when := s.Elapsed.Truncate(time.Second).String()
 	switch {
 	case s.Duration > 0:
 		when += " of " + s.Duration.String()
@@ -94,7 +94,7 @@ func errorLine(s Snapshot) string {
 }
 
 func runLine(s Snapshot) string {
-	return fmt.Sprintf("%-13s %d phases over; %s requests, %s errors", "run", s.PhasesDone, count(s.RunRequests), count(s.RunErrors))
+	return fmt.Sprintf("%-13s %s requests, %s errors in all; %d %ss over", "run", count(s.RunRequests), count(s.RunErrors), s.PhasesDone, s.PhaseWord)
 }
 
 // componentLines are the components' CPU against their limits, in at
@@ -103,15 +103,15 @@ func componentLines(s Snapshot, width, budget int) []string {
 	if len(s.Components) == 0 || budget < 2 {
 		return nil
 	}
-	note := "CPU in the last " + secs(s.Window)
-	if s.ComponentsNote != "" {
-		note = "CPU " + s.ComponentsNote
-	}
-	out := []string{fmt.Sprintf("%-13s %-26s %-8s %s", "components", note, "limit", "throttled")}
-	nameW := 2
+	nameW := 11
 	for _, c := range s.Components {
 		nameW = min(max(nameW, len(c.Name)), 24)
 	}
+	note := "CPU cores, last " + secs(s.Window)
+	if s.ComponentsNote != "" {
+		note = "CPU cores " + s.ComponentsNote
+	}
+	out := []string{fmt.Sprintf("components  %-*s  %-6s  %-6s  %s", nameW, "", "CPU", "limit", "throttled   ("+note+")")}
 	for i, c := range s.Components {
 		if len(out) == budget-1 && i < len(s.Components)-1 {
 			out = append(out, fmt.Sprintf("  ... %d more", len(s.Components)-i))
@@ -127,10 +127,9 @@ func componentLine(c results.ComponentUsage, nameW, width int) string {
 	if c.CPULimit > 0 {
 		limit, thr = fmt.Sprintf("%.2f", c.CPULimit), fmt.Sprintf("%.1f%%", 100*c.ThrottledRatio)
 	}
-	l := fmt.Sprintf("  %-*s %6.2f cores", nameW, cut(c.Name, nameW), c.CPUMean)
-	l = fmt.Sprintf("%-41s %-8s %-9s", l, limit, thr)
+	l := fmt.Sprintf("  %-*s  %6.2f  %-6s  %-9s", nameW+8, cut(c.Name, nameW+8), c.CPUMean, limit, thr)
 	if width >= wide {
-		l += fmt.Sprintf(" mem %-10s %s", mib(c.MemMean), bar(c.CPUMean, c.CPULimit, width-len(l)-18))
+		l += fmt.Sprintf("   mem %-9s %s", mib(c.MemMean), bar(c.CPUMean, c.CPULimit, width-len(l)-20))
 	}
 	return l
 }

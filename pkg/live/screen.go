@@ -4,17 +4,18 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"unicode/utf8"
 )
 
 // screen keeps a block of lines at the bottom of a terminal: each draw
-// moves the cursor back over the block, clears to the end of the screen
-// and writes the new block in one write, so the frame never tears; log
-// lines are written where the block was and the block below them. It
-// uses three ANSI sequences every terminal emulator knows (cursor up,
-// erase to end of line, erase to end of screen) and never switches the
-// terminal's mode, so Ctrl-C stays a signal (pkg/cli/signals.go).
+// moves the cursor back over the block and writes the new block over it
+// in one write, so the frame never tears; log lines are written where
+// the block was and the block below them. It uses two ANSI sequences
+// every terminal emulator knows (cursor up, erase to end of line) and
+// never switches the terminal's mode, so Ctrl-C stays a signal
+// (pkg/cli/signals.go).
 type screen struct {
 	mu      sync.Mutex
 	w       io.Writer
@@ -27,26 +28,19 @@ type screen struct {
 func (s *screen) draw(lines []string, width int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var b bytes.Buffer
-	s.clear(&b, width)
-	s.lines, s.width = fit(lines, width), width
-	s.put(&b)
-	s.w.Write(b.Bytes())
+	s.rewrite(nil, fit(lines, width), width)
 }
 
 // erase removes the block (and ends a pending log line).
 func (s *screen) erase() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var b bytes.Buffer
-	s.clear(&b, s.width)
+	var above []string
 	if len(s.partial) > 0 {
-		b.Write(s.partial)
-		b.WriteByte('\n')
+		above = []string{string(s.partial)}
 		s.partial = nil
 	}
-	s.lines = nil
-	s.w.Write(b.Bytes())
+	s.rewrite(above, nil, s.width)
 }
 
 // detach leaves the block on screen as it is: something else wrote
@@ -67,30 +61,37 @@ func (s *screen) log(p []byte) {
 	if i < 0 {
 		return
 	}
-	var b bytes.Buffer
-	s.clear(&b, s.width)
-	b.Write(s.partial[:i+1])
+	above := strings.Split(string(s.partial[:i]), "\n")
 	s.partial = append(s.partial[:0], s.partial[i+1:]...)
-	s.put(&b)
-	s.w.Write(b.Bytes())
+	s.rewrite(above, s.lines, s.width)
 }
 
-// clear moves to the block's first row and erases to the end of the
-// screen. Lines longer than the width (the terminal narrowed since) take
-// more rows.
-func (s *screen) clear(b *bytes.Buffer, width int) {
-	n := rows(s.lines, width)
+// rewrite goes back over the block, writes the lines above (log lines,
+// which stay) and the new block, and blanks the rows the old block took
+// beyond them, in one write. It erases line by line, never to the end of
+// the screen: some terminals (tmux) keep a screen cleared from its top
+// in their scrollback, which would fill it with stale frames.
+func (s *screen) rewrite(above, block []string, width int) {
+	var b bytes.Buffer
+	old := rows(s.lines, width)
 	b.WriteByte('\r')
-	if n > 0 {
-		fmt.Fprintf(b, "\033[%dA\033[J", n)
+	if old > 0 {
+		fmt.Fprintf(&b, "\033[%dA", old)
 	}
-}
-
-func (s *screen) put(b *bytes.Buffer) {
-	for _, l := range s.lines {
+	for _, l := range above {
 		b.WriteString(l)
 		b.WriteString("\033[K\n")
 	}
+	for _, l := range block {
+		b.WriteString(l)
+		b.WriteString("\033[K\n")
+	}
+	if pad := old - rows(above, width) - len(block); pad > 0 {
+		b.WriteString(strings.Repeat("\033[K\n", pad))
+		fmt.Fprintf(&b, "\033[%dA", pad)
+	}
+	s.lines, s.width = block, width
+	s.w.Write(b.Bytes())
 }
 
 // rows is how many terminal rows lines take at width columns.

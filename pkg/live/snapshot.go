@@ -42,7 +42,9 @@ type Snapshot struct {
 	ComponentsNote string
 	// Pods is each pod's share of the Window (pods only).
 	Pods []PodShare
-	// PhasesDone, RunRequests and RunErrors count the run's phases over.
+	// PhasesDone counts the run's phases over, named by PhaseWord;
+	// RunRequests and RunErrors count every phase's requests.
+	PhaseWord              string
 	PhasesDone             int
 	RunRequests, RunErrors int64
 	// Stopping is set once the run was asked to stop (Ctrl-C).

@@ -178,7 +178,7 @@ func (v *View) Snapshot() Snapshot {
 // snapshot reads the state; v.mu is held.
 func (v *View) snapshot() Snapshot {
 	st := v.st
-	s := Snapshot{Title: v.o.Title, Window: v.o.Window, PhasesDone: st.ended, RunRequests: st.runReqs,
+	s := Snapshot{Title: v.o.Title, Window: v.o.Window, PhaseWord: v.o.PhaseWord, PhasesDone: st.ended, RunRequests: st.runReqs,
 		RunErrors: st.runErrs, Stopping: v.stopping}
 	if len(st.lastComp) > 0 {
 		s.Components, s.ComponentsNote = st.lastComp, "as the last phase recorded them"
