@@ -15,7 +15,7 @@ const wide = 120
 // columns (the last row stays free for the cursor). The run's figures
 // come first; components and pods take the rows left, the rest counted.
 func Render(s Snapshot, width, height int) []string {
-	head := header(s)
+	head := header(s, width)
 	if s.Phase != "" {
 		head = append(head, rateLine(s))
 		head = append(head, latencyLines(s)...)
@@ -30,12 +30,12 @@ func Render(s Snapshot, width, height int) []string {
 		out = out[:max(height-1, 1)]
 	}
 	for i := range out {
-		out[i] = cut(out[i], width-1)
+		out[i] = strings.TrimRight(cut(out[i], width-1), " ")
 	}
 	return out
 }
 
-func header(s Snapshot) []string {
+func header(s Snapshot, width int) []string {
 	title := "authbench " + s.Title
 	switch {
 	case s.Stopping:
@@ -50,7 +50,11 @@ func header(s Snapshot) []string {
 	case s.Total > 0:
 		when += fmt.Sprintf(", %s of %s requests", count(s.Done), count(s.Total))
 	}
-	return []string{fmt.Sprintf("%s: %s  %s  (Ctrl-C stops and keeps the run)", title, s.Phase, when)}
+	l := fmt.Sprintf("%s: %s  %s", title, s.Phase, when)
+	if hint := "  (Ctrl-C stops, keeps the run)"; len(l)+len(hint) < width {
+		l += hint
+	}
+	return []string{l}
 }
 
 func rateLine(s Snapshot) string {
@@ -68,7 +72,7 @@ func latencyLines(s Snapshot) []string {
 		fmt.Sprintf("%-13s %-19s %s", "latency", "last "+secs(s.Window), s.SoFarLabel),
 		fmt.Sprintf("%-13s %-9s %-9s %-9s %s", "", "P50", "P99", "P50", "P99"),
 	}
-	name := "latency"
+	name := "requests" // the closed loop's latency is from the send
 	if s.Target > 0 {
 		name = "corrected"
 	}
@@ -94,7 +98,7 @@ func errorLine(s Snapshot) string {
 }
 
 func runLine(s Snapshot) string {
-	return fmt.Sprintf("%-13s %s requests, %s errors in all; %d %ss over", "run", count(s.RunRequests), count(s.RunErrors), s.PhasesDone, s.PhaseWord)
+	return fmt.Sprintf("%-13s %s requests, %s errors in all; %ss over: %d", "run", count(s.RunRequests), count(s.RunErrors), s.PhaseWord, s.PhasesDone)
 }
 
 // componentLines are the components' CPU against their limits, in at
@@ -103,33 +107,36 @@ func componentLines(s Snapshot, width, budget int) []string {
 	if len(s.Components) == 0 || budget < 2 {
 		return nil
 	}
-	nameW := 11
+	col := 13
 	for _, c := range s.Components {
-		nameW = min(max(nameW, len(c.Name)), 24)
+		col = max(col, min(len(c.Name), maxName)+2)
 	}
-	note := "CPU cores, last " + secs(s.Window)
+	note := "cores, last " + secs(s.Window)
 	if s.ComponentsNote != "" {
-		note = "CPU cores " + s.ComponentsNote
+		note = "cores " + s.ComponentsNote
 	}
-	out := []string{fmt.Sprintf("components  %-*s  %-6s  %-6s  %s", nameW, "", "CPU", "limit", "throttled   ("+note+")")}
+	out := []string{fmt.Sprintf("%-*s %6s  %-6s %-9s  %s", col, "components", "CPU", "limit", "throttled", note)}
 	for i, c := range s.Components {
 		if len(out) == budget-1 && i < len(s.Components)-1 {
 			out = append(out, fmt.Sprintf("  ... %d more", len(s.Components)-i))
 			break
 		}
-		out = append(out, componentLine(c, nameW, width))
+		out = append(out, componentLine(c, col, width))
 	}
 	return out
 }
 
-func componentLine(c results.ComponentUsage, nameW, width int) string {
+// maxName is the widest component name shown whole.
+const maxName = 24
+
+func componentLine(c results.ComponentUsage, col, width int) string {
 	limit, thr := "-", "-"
 	if c.CPULimit > 0 {
 		limit, thr = fmt.Sprintf("%.2f", c.CPULimit), fmt.Sprintf("%.1f%%", 100*c.ThrottledRatio)
 	}
-	l := fmt.Sprintf("  %-*s  %6.2f  %-6s  %-9s", nameW+8, cut(c.Name, nameW+8), c.CPUMean, limit, thr)
+	l := fmt.Sprintf("  %-*s %6.2f  %-6s %-9s", col-2, cut(c.Name, maxName), c.CPUMean, limit, thr)
 	if width >= wide {
-		l += fmt.Sprintf("   mem %-9s %s", mib(c.MemMean), bar(c.CPUMean, c.CPULimit, width-len(l)-20))
+		l += fmt.Sprintf("  mem %-9s %s", mib(c.MemMean), bar(c.CPUMean, c.CPULimit, min(width-len(l)-18, 52)))
 	}
 	return l
 }
