@@ -40,6 +40,8 @@ func header(s Snapshot, width int) []string {
 	switch {
 	case s.Stopping:
 		return []string{title + ": stopping; the requests in flight finish, then the run is written (Ctrl-C again exits at once)"}
+	case s.Phase == "" && s.PhasesDone == 0:
+		return []string{title + ": starting (probes, idle sampling, warm-up)"}
 	case s.Phase == "":
 		return []string{title + ": between phases"}
 	}
