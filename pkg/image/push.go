@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/google/go-containerregistry/pkg/authn"
+	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
@@ -139,3 +140,12 @@ func (h httpsOnly) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 var errPlainHTTP = errors.New("refusing plain HTTP to the registry (TLS is required; --insecure-registry allows plain HTTP to a registry on loopback only)")
+
+// Tag is the tag of img's reference (sha-... for authbench's own).
+func Tag(img Image) (string, error) {
+	t, err := name.NewTag(img.Ref)
+	if err != nil {
+		return "", fmt.Errorf("image reference %q: %w", img.Ref, err)
+	}
+	return t.TagStr(), nil
+}

@@ -25,6 +25,10 @@ type Options struct {
 	plan.Execution
 	// PullPolicy is the container's imagePullPolicy. Default IfNotPresent.
 	PullPolicy string
+	// PullSecret names a Secret of the namespace (kubernetes.io/dockerconfigjson)
+	// the kubelet pulls Image with. Default none: the node's or the
+	// service account's credentials.
+	PullSecret plan.ObjectName
 	// ReadyTimeout bounds the wait for every pod to be ready; pods not
 	// ready by then are left out and the run is partial. Default 3m.
 	ReadyTimeout time.Duration
