@@ -61,6 +61,7 @@ auth: {htpasswd: {realm: authbench-test, path: %s}}
 	}
 	cmd := exec.Command(bin, "serve", filepath.Join(dir, "config.yml"))
 	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.Env = append(os.Environ(), "OTEL_TRACES_EXPORTER=none") // no trace export attempts to localhost:4318
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -110,8 +111,14 @@ func TestPushThenPodsPullByDigest(t *testing.T) {
 	reg := startRegistry(t)
 	var out strings.Builder
 	repo := reg.host + "/team/authbench"
-	if _, code := authbench(t, &out, "image", "push", repo); code == 0 {
-		t.Fatal("a push without credentials succeeded")
+	for _, refused := range []struct{ flag, why string }{{"--quiet", "refusing plain HTTP"}, {"--insecure-registry", "401"}} {
+		args := []string{"image", "push", repo, refused.flag}
+		if refused.flag == "--quiet" {
+			args = args[:3] // plain HTTP not allowed: refused before any credential is sent
+		}
+		if _, code := authbench(t, &out, args...); code == 0 || !strings.Contains(out.String(), refused.why) {
+			t.Fatalf("authbench %s: exit %d, want a failure saying %q", strings.Join(args, " "), code, refused.why)
+		}
 	}
 	stdout, code := authbench(t, &out, "image", "push", repo, "--insecure-registry", "--registry-user", "pusher")
 	pinned := strings.TrimSpace(stdout)
@@ -130,8 +137,8 @@ func TestPushThenPodsPullByDigest(t *testing.T) {
 	}
 	checkPinnedRun(t, runs, pinned, out.String())
 	logb, _ := os.ReadFile(reg.log)
-	if !strings.Contains(string(logb), "/v2/team/authbench/manifests/"+strings.TrimPrefix(pinned, repo+"@")) {
-		t.Errorf("the registry's log shows no pull of the manifest by digest %s", pinned)
+	if !pulledByContainerd(string(logb), "GET /v2/team/authbench/manifests/"+strings.TrimPrefix(pinned, repo+"@")) {
+		t.Errorf("the registry's log shows no pull by containerd of the manifest by digest %s", pinned)
 	}
 	out.Write(logb)
 	if strings.Contains(out.String(), registryPassword) {
@@ -234,4 +241,15 @@ func assertNoPassword(t *testing.T, dir, skip string) {
 	if err != nil || n == 0 {
 		t.Errorf("searching %s: %v, %d files", dir, err, n)
 	}
+}
+
+// pulledByContainerd says whether an access log line of the registry
+// shows containerd making the request.
+func pulledByContainerd(log, request string) bool {
+	for _, l := range strings.Split(log, "\n") {
+		if strings.Contains(l, request) && strings.Contains(l, "containerd") {
+			return true
+		}
+	}
+	return false
 }

@@ -13,6 +13,7 @@ import (
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
+	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
 
 	"github.com/authbench/authbench/pkg/redact"
 )
@@ -49,6 +50,10 @@ func Push(ctx context.Context, img Image, dest Destination, o PushOptions) (Push
 		secrets = o.Credentials.secrets()
 	}
 	p, err := push(ctx, img, dest, o)
+	var te *transport.Error
+	if errors.As(err, &te) && (te.StatusCode == http.StatusUnauthorized || te.StatusCode == http.StatusForbidden) {
+		err = fmt.Errorf("%w (the registry refused the credentials: docker or podman login to it, or give --registry-user)", err)
+	}
 	if err != nil {
 		return p, redact.Error(fmt.Errorf("pushing %s to %s: %w", img.Name, dest, err), secrets...)
 	}

@@ -61,3 +61,23 @@ func TestRegistryDestination(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseDestination: no input panics, and an accepted plain-HTTP
+// destination is always on loopback and never carries credentials.
+func FuzzParseDestination(f *testing.F) {
+	for _, s := range []string{"127.0.0.1:5000/a", "localhost/a:b", "r.example/a", "user:pw@h/a", "h:1/a@sha256:00", "[::1]:1/x"} {
+		f.Add(s, true)
+	}
+	f.Fuzz(func(t *testing.T, ref string, insecure bool) {
+		d, err := ParseDestination(ref, "t", insecure)
+		if err != nil {
+			return
+		}
+		if d.Insecure() && !IsLoopbackHost(d.Host()) {
+			t.Fatalf("%q: plain HTTP to %s", ref, d.Host())
+		}
+		if strings.Contains(d.String(), "@") {
+			t.Fatalf("%q: accepted with an @: %s", ref, d)
+		}
+	})
+}

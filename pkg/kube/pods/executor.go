@@ -145,7 +145,7 @@ func (e *Executor) Prepare(ctx context.Context, client plan.Client, targets []pl
 	bg, stop := context.WithCancel(context.Background())
 	e.stop = stop
 	go e.beat(bg)
-	fmt.Fprintf(e.o.Log, "pods: Job %s/%s with %d pods (label %s=%s)\n", e.o.Namespace, e.name, e.o.Pods, RunLabel, e.id)
+	fmt.Fprintf(e.o.Log, "pods: Job %s/%s with %d pods of %s (label %s=%s)\n", e.o.Namespace, e.name, e.o.Pods, e.o.Image, RunLabel, e.id)
 	return e.waitReady(ctx, bg)
 }
 
