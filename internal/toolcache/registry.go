@@ -41,6 +41,6 @@ func registryTool() Tool {
 		Wrapper:     Wrapper{Name: RegistryName, Requires: []Require{{registryModule, RegistryVersion}}, MainSource: registryMain},
 		LDFlags:     []string{"-X " + registryModule + "/version.version=" + RegistryVersion},
 		VersionArgs: []string{"--version"}, VersionWant: registryModule + " " + RegistryVersion,
-		Optional:    true,
+		Optional: true,
 	}
 }
