@@ -245,3 +245,15 @@ func (v *validation) stages() {
 		}
 	}
 }
+
+// Mean is the schedule's mean rate: its requests over its duration.
+func (ss Stages) Mean() float64 {
+	var n float64
+	for _, s := range ss {
+		n += s.Requests()
+	}
+	if d := ss.Total().D().Seconds(); d > 0 {
+		return n / d
+	}
+	return 0
+}
