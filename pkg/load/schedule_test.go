@@ -30,7 +30,7 @@ func TestScheduleCounts(t *testing.T) {
 		{"2s:100-0,1s:0,1s:10", []int64{100, 0, 10}},
 		{"1s:0.5-1.5", []int64{1}},
 		{"3s:1,250ms:2", []int64{3, 1}}, // the integral passes 3 at the second stage's start
-		{"1500ms:3-4", []int64{6}},   // 5.25 requests: slots 0..5
+		{"1500ms:3-4", []int64{6}},      // 5.25 requests: slots 0..5
 		{"10s:7-13,10s:13-7", []int64{100, 100}},
 	} {
 		t.Run(tc.stages, func(t *testing.T) {
