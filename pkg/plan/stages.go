@@ -103,10 +103,7 @@ func ParseStages(text string) (Stages, error) {
 	}
 	out := make(Stages, 0, len(parts))
 	for i, part := range parts {
-		s, err := parseStage(strings.TrimSpace(part))
-		if err == nil {
-			err = CheckStage(s)
-		}
+		s, err := ParseStage(part)
 		if err != nil {
 			return nil, fmt.Errorf("stage %d %q: %w", i+1, clip(part), err)
 		}
@@ -127,6 +124,16 @@ func clip(s string) string {
 		return s[:most] + "..."
 	}
 	return s
+}
+
+// ParseStage reads one stage, DURATION:RATE or DURATION:FROM-TO, and
+// checks it (CheckStage).
+func ParseStage(text string) (Stage, error) {
+	s, err := parseStage(strings.TrimSpace(text))
+	if err == nil {
+		err = CheckStage(s)
+	}
+	return s, err
 }
 
 func parseStage(part string) (Stage, error) {
