@@ -137,3 +137,15 @@ func throttledCell(c results.ComponentUsage) string {
 
 // plainRate is a rate as the user wrote it in the stage: "100", "2.5".
 func plainRate(r float64) string { return strconv.FormatFloat(r, 'g', -1, 64) }
+
+// stagesText is the terminal's per-stage lines, in hey's layout.
+func stagesText(b *strings.Builder, r *results.Result) {
+	if len(r.Stages) == 0 {
+		return
+	}
+	b.WriteString("\nStages (target / achieved rate, P50 / P99 corrected, errors):\n")
+	for _, st := range r.Stages {
+		fmt.Fprintf(b, "  %d %s:\t%4.4f / %4.4f req/s, %s / %s, %s\n", st.Stage, st.Spec, st.TargetRPS, st.AchievedRPS,
+			fmtSecs(st.Latency.P50), fmtSecs(st.Latency.P99), stageErrors(st))
+	}
+}

@@ -95,3 +95,17 @@ func TestSummaryStages(t *testing.T) {
 		t.Errorf("the configuration does not give the stages as written")
 	}
 }
+
+// TestTextStages checks the terminal output's stage lines.
+func TestTextStages(t *testing.T) {
+	var b strings.Builder
+	if err := Text(&b, fxStagedRun()); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{"open loop on stages 30s:100,1m0s:100-500,30s:500", "  2 1m0s:100-500:\t300.0000 / 296.4000 req/s", "timeout × 37"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("text output lacks %q:\n%s", want, out)
+		}
+	}
+}

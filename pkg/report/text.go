@@ -110,6 +110,7 @@ func textResult(b *strings.Builder, r *results.Result) {
 	fmt.Fprintf(b, "  Requests:\t%d (%d succeeded, %s)\n", r.Requests, r.Successes, fmtPercent(r.Successes, r.Requests))
 	if r.Model == plan.Open {
 		openText(b, r)
+		stagesText(b, r)
 	}
 	b.WriteString("\nLatency distribution:\n")
 	if !has {
