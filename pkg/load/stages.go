@@ -50,7 +50,7 @@ type stageMetrics struct {
 
 // stageMetrics merges the workers' figures of every stage. A stage's
 // window is its place on the schedule; in an interrupted attack it ends
-// where the attack did.
+// where the attack did (an empty window there for a stage not reached).
 func (at *attack) stageMetrics(end int64, partial bool) []*stageMetrics {
 	if at.sched == nil {
 		return nil
@@ -59,7 +59,7 @@ func (at *attack) stageMetrics(end int64, partial bool) []*stageMetrics {
 	for i, st := range at.sched.stages {
 		a, b := at.start+st.start, at.start+st.start+st.dur
 		if partial {
-			b = min(b, end)
+			a, b = min(a, end), min(b, end)
 		}
 		sm := &stageMetrics{
 			index: i, tot: newTotals(), scheduled: at.sched.stageScheduled(i),

@@ -79,3 +79,31 @@ func TestStagedCorrection(t *testing.T) {
 		t.Errorf("first stage p99 %g ms: the second stage's stall leaked into it", first.Latency.P99)
 	}
 }
+
+// TestStagedInterrupted cancels a staged attack in its second stage: the
+// result is partial, nothing counts as unsent, and the stage windows end
+// where the attack did.
+func TestStagedInterrupted(t *testing.T) {
+	s, _ := countingServer(t)
+	ss := mustStages(t, "300ms:100,2s:100,1s:100")
+	ctx, cancel := context.WithTimeout(context.Background(), 600*time.Millisecond)
+	defer cancel()
+	a := attacker(t, plan.Client{})
+	m := a.Attack(ctx, Request{URL: s.URL}, Spec{Stages: ss, Concurrency: 4})
+	r := m.Result()
+	assertClean(t, r)
+	if !m.Partial() || len(r.Stages) != 3 {
+		t.Fatalf("partial %v with %d stages, want a partial result with 3", m.Partial(), len(r.Stages))
+	}
+	var sum int64
+	for _, st := range r.Stages {
+		sum += st.Requests
+		if st.Unsent != 0 || st.End.After(r.End.Add(time.Millisecond)) || st.End.Before(st.Start) {
+			t.Errorf("stage %d: unsent %d, window %s..%s, attack end %s", st.Stage, st.Unsent, st.Start, st.End, r.End)
+		}
+	}
+	if sum != r.Requests || r.Stages[0].Requests != 30 || r.Stages[2].Requests != 0 {
+		t.Errorf("stage requests %d/%d/%d (sum %d), result %d: want the first stage whole and the last unreached",
+			r.Stages[0].Requests, r.Stages[1].Requests, r.Stages[2].Requests, sum, r.Requests)
+	}
+}

@@ -10,6 +10,9 @@ import (
 func stageUsage(m *observe.Monitor, stages []results.Stage) {
 	for i := range stages {
 		st := &stages[i]
+		if !st.End.After(st.Start) {
+			continue // a stage an interrupted run never reached
+		}
 		st.Components = m.Usage(st.Start, st.End, st.Requests)
 		for j := range st.Components {
 			st.Components[j].Samples = nil
