@@ -205,7 +205,7 @@ func (ss Stages) check() error {
 		total += s.Duration.D().Seconds()
 	}
 	if total > MaxStagesTotal.D().Seconds() {
-		return fmt.Errorf("the stages last %s in all: at most %s", time.Duration(total*1e9), MaxStagesTotal)
+		return fmt.Errorf("the stages last %.0f h in all: at most %s", total/3600, MaxStagesTotal)
 	}
 	var n float64
 	for _, s := range ss {
