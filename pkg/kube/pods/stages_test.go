@@ -80,3 +80,26 @@ func wireTrip(t *testing.T, l *Line) *Line {
 	}
 	return &back
 }
+
+// TestStagedShareWire: a staged share reaches the pod as it was split.
+func TestStagedShareWire(t *testing.T) {
+	ss, err := plan.ParseStages("30s:100,1m:100-500")
+	if err != nil {
+		t.Fatal(err)
+	}
+	shares, err := Split(load.Spec{Model: plan.Open, Stages: ss, Duration: ss.Total().D(), Concurrency: 4}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(shares[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Share
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Spec.Stages.String() != ss.String() || back.Spec.Stride != 2 || back.Spec.Slot != 1 || back.Spec.Duration != ss.Total().D() {
+		t.Fatalf("share after the wire: %+v", back.Spec)
+	}
+}
