@@ -27,7 +27,7 @@ type capacityOptions struct {
 }
 
 // capacitySkipped are run's flags a search has no use for.
-var capacitySkipped = map[string]bool{"requests": true, "rate": true, "iterations": true}
+var capacitySkipped = map[string]bool{"requests": true, "rate": true, "stages": true, "iterations": true}
 
 func newCapacityCmd(s streams) *cobra.Command {
 	o := &capacityOptions{}
@@ -85,6 +85,9 @@ func (o *capacityOptions) addFlags(cmd *cobra.Command) {
 func (o *capacityOptions) run(cmd *cobra.Command, args []string, s streams) error {
 	p, err := o.plan(cmd.Context(), args, s.err)
 	if err != nil {
+		return err
+	}
+	if err := refuseStages(p, "capacity"); err != nil {
 		return err
 	}
 	if p.SLO == nil {

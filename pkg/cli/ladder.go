@@ -132,6 +132,9 @@ func (o *ladderOptions) options(ctx context.Context, s streams) (ladder.Options,
 		if err != nil {
 			return lo, err
 		}
+		if err := refuseStages(p, "the ladder"); err != nil {
+			return lo, err
+		}
 		lo = ladder.Options{Plan: p, Target: o.target}
 	} else {
 		var err error

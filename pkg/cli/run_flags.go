@@ -24,6 +24,7 @@ type runOptions struct {
 	concurrency int
 	duration    time.Duration
 	rate        float64
+	stages      stagesValue
 	method      string
 	headers     headersValue
 	body        string
@@ -61,6 +62,7 @@ func (o *runOptions) addFlags(cmd *cobra.Command) {
 	f.IntVarP(&o.concurrency, "concurrency", "c", plan.DefaultConcurrency, "workers (connections); in the open loop, the bound on in-flight requests")
 	f.DurationVarP(&o.duration, "duration", "z", 0, "duration of each iteration, instead of -n (e.g. 30s)")
 	f.Float64VarP(&o.rate, "rate", "q", 0, "TOTAL requests per second across workers; selects the open loop (hey's -q is per worker)")
+	f.Var(&o.stages, "stages", `open-loop schedule instead of -q and -z: DURATION:RATE holds, DURATION:FROM-TO ramps, e.g. "30s:100,60s:100-500,30s:500"`)
 	f.StringVarP(&o.method, "method", "m", plan.DefaultMethod, "HTTP method")
 	f.VarP(&o.headers, "header", "H", `request header "Name: value" (repeatable)`)
 	f.StringVarP(&o.body, "body", "d", "", "request body")
@@ -189,6 +191,7 @@ func (o *runOptions) applyLoad(p *plan.Plan, set func(string) bool, give func(fl
 			give("rate", plan.FieldRate)
 		}
 	}
+	o.applyStages(p, give)
 	if set("iterations") {
 		l.Iterations = o.iterations
 		give("iterations", plan.FieldIterations)

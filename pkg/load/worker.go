@@ -71,10 +71,17 @@ type worker struct {
 
 	spare *interval // the collector's
 	tot   totals    // the worker's own until it exits
+
+	stages []stageAcc // staged open model: per stage, the worker's own
+	stage  int        // the stage of the request in hand
 }
 
 func newWorker(at *attack) *worker {
-	return &worker{at: at, cur: newInterval(at.open), spare: newInterval(at.open), tot: newTotals()}
+	w := &worker{at: at, cur: newInterval(at.open), spare: newInterval(at.open), tot: newTotals()}
+	if at.sched != nil {
+		w.stages = newStageAccs(len(at.sched.stages))
+	}
+	return w
 }
 
 func (w *worker) run() {
@@ -156,6 +163,9 @@ func (w *worker) record(intended, sent, end int64, status int, err error) {
 	w.mu.Unlock()
 
 	w.tot.add(open, intended, sent, end, status, err, class)
+	if w.stages != nil {
+		w.stages[w.stage].add(intended, sent, end, status, err, class)
+	}
 }
 
 // micros converts a latency to the histograms' unit, clamped to their range.

@@ -190,6 +190,7 @@ func (s *Session) Measure(ctx context.Context, i int, name string, it int, spec 
 	}
 	if s.c.Monitor != nil {
 		res.Components = s.c.Monitor.Usage(res.Start, res.End, res.Requests)
+		stageUsage(s.c.Monitor, res.Stages)
 	}
 	if s.c.Reviews != nil {
 		res.APIServer = observe.ReviewWindow(s.c.Reviews.Source(), before, s.readReviews(ctx), res.Requests)
