@@ -192,4 +192,4 @@ func maxTime(a, b time.Time) time.Time {
 
 // isOpen says whether spec is an open loop (a target rate to reach): a
 // positive rate selects it, as in the engine.
-func isOpen(spec load.Spec) bool { return spec.Rate > 0 }
+func isOpen(spec load.Spec) bool { return spec.Rate > 0 || len(spec.Stages) > 0 }

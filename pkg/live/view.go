@@ -198,6 +198,10 @@ func (v *View) snapshot() Snapshot {
 	s.RunRequests, s.RunErrors = s.RunRequests+s.Done, s.RunErrors+s.Errors
 	if open {
 		s.Target = p.Spec.Rate
+		if len(p.Spec.Stages) > 0 {
+			// A staged run's target is the current stage's rate.
+			_, s.Target = p.Spec.Stages.At(s.Elapsed)
+		}
 	}
 	s.Workers = p.Spec.Concurrency
 	v.recent(&s, open)

@@ -175,3 +175,19 @@ func TestRenderStopping(t *testing.T) {
 		t.Errorf("first line %q does not say the run stops", got)
 	}
 }
+
+// TestViewStagedTarget: a staged run's target is the current stage's
+// rate, a ramp's where the ramp is now.
+func TestViewStagedTarget(t *testing.T) {
+	stages, err := plan.ParseStages("4s:100,4s:400-800")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := newTestView(Options{Title: "run"})
+	v.Begin(runner.PhaseStart{Target: "echo", Iteration: 1, Spec: load.Spec{Model: plan.Open, Stages: stages, Duration: 8 * time.Second}, Time: t0})
+	feed(v, 7, 300, 0, false)
+	// 6.5 s in: 2.5 s into the ramp from 400 to 800 over 4 s.
+	if s := v.Snapshot(); math.Abs(s.Target-650) > 1e-9 || !s.Recent.HasU {
+		t.Errorf("target %v (uncorrected shown: %v), want 650 and the open loop's uncorrected figures", s.Target, s.Recent.HasU)
+	}
+}
