@@ -140,4 +140,6 @@ func (b Behaviour) Describe() string {
 		b.Real, calls, b.Cache(), fmtQPS(b.QPS), b.Burst, fmtQPS(b.QPS/float64(b.CallsPerRequest())), b.NoToken, b.Invalid, b.Forbidden, page)
 }
 
-func fmtQPS(q float64) string { return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", q), "0"), ".") }
+func fmtQPS(q float64) string {
+	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", q), "0"), ".")
+}
