@@ -22,6 +22,10 @@ type Config struct {
 	Mode string `json:"mode"`
 	// Listen is the TLS listener's 127.0.0.1:PORT. Required.
 	Listen string `json:"listen"`
+	// PodNetwork allows Listen on 0.0.0.0: in a pod of a user's cluster,
+	// whose own network namespace only the pod's Service reaches.
+	// Default false.
+	PodNetwork bool `json:"pod_network,omitempty"`
 	// CertFile and KeyFile are its serving certificate. Required.
 	CertFile string `json:"cert_file"`
 	KeyFile  string `json:"key_file"`
@@ -61,7 +65,8 @@ func (c Config) Validate() error {
 		return err
 	}
 	host, _, err := net.SplitHostPort(c.Listen)
-	if err != nil || net.ParseIP(host) == nil || !net.ParseIP(host).IsLoopback() {
+	ip := net.ParseIP(host)
+	if err != nil || ip == nil || !(ip.IsLoopback() || (c.PodNetwork && ip.IsUnspecified())) {
 		return fmt.Errorf("stand-in listen %q: want 127.0.0.1:PORT", c.Listen)
 	}
 	u, err := url.Parse(c.Upstream)

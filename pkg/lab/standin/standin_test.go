@@ -255,6 +255,8 @@ func TestConfigValidate(t *testing.T) {
 		{"ok", func(*Config) {}, ""},
 		{"mode", func(c *Config) { c.Mode = "nginx" }, "stand-in mode"},
 		{"listen all", func(c *Config) { c.Listen = ":8443" }, "want 127.0.0.1"},
+		{"listen any outside a pod", func(c *Config) { c.Listen = "0.0.0.0:8443" }, "want 127.0.0.1"},
+		{"listen any in a pod", func(c *Config) { c.Listen, c.PodNetwork = "0.0.0.0:8443", true }, ""},
 		{"upstream remote", func(c *Config) { c.Upstream = "http://10.0.0.1/" }, "upstream"},
 		{"no cert", func(c *Config) { c.CertFile = "" }, "cert_file"},
 		{"oauth-proxy without resource", func(c *Config) { c.Mode = stacks.ModeOAuthProxy }, "resource"},
