@@ -66,7 +66,7 @@ func (c *Config) StandinRecord(component string) *results.Standin {
 		return nil
 	}
 	r := &results.Standin{Plays: b.Mode, CallsPerRequest: b.CallsPerRequest(), APIQPS: b.QPS, APIBurst: b.Burst,
-		Cache: b.Cache(), Flag: b.Flag, Identity: component}
+		CapRPS: b.Cap(), Cache: b.Cache(), Flag: b.Flag, Identity: component}
 	if b.Mode == stacks.ModeKubeAuthProxy {
 		if c.AuthzAPIQPS > 0 {
 			r.WhatIf = append(r.WhatIf, fmt.Sprintf("--authz-api-qps=%g", c.AuthzAPIQPS))

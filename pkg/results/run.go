@@ -356,9 +356,12 @@ type Standin struct {
 	Plays string `json:"plays"`
 	// CallsPerRequest is the API calls an uncached request makes.
 	CallsPerRequest int `json:"api_calls_per_request"`
-	// APIQPS and APIBurst are its API client's token bucket.
+	// APIQPS and APIBurst are its API client's token bucket (one per
+	// kind of review); CapRPS the uncached requests a second one replica
+	// serves within them.
 	APIQPS   float64 `json:"api_qps"`
 	APIBurst int     `json:"api_burst"`
+	CapRPS   float64 `json:"cap_rps"`
 	// Cache says what it caches ("no cache").
 	Cache string `json:"cache"`
 	// WhatIf lists the lab flags that changed it from the real component

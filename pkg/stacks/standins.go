@@ -41,7 +41,9 @@ type Behaviour struct {
 	TokenReviewTTL time.Duration
 	// AllowTTL and DenyTTL cache SubjectAccessReview decisions.
 	AllowTTL, DenyTTL time.Duration
-	// QPS and Burst are its API client's token bucket.
+	// QPS and Burst are its API client's token bucket; with a
+	// SubjectAccessReview, each kind of review has a client (and bucket)
+	// of its own.
 	QPS   float64
 	Burst int
 	// Status answers a missing or invalid token and a forbidden user; the
@@ -108,6 +110,11 @@ func (b Behaviour) CallsPerRequest() int {
 	return 1
 }
 
+// Cap is the uncached requests a second one replica can serve before its
+// client-side rate limit holds them: one call of each kind per request,
+// each kind with its own bucket.
+func (b Behaviour) Cap() float64 { return b.QPS }
+
 // Cache says what it caches, for people.
 func (b Behaviour) Cache() string {
 	var parts []string
@@ -131,13 +138,17 @@ func (b Behaviour) Describe() string {
 	} else {
 		calls += ", no SubjectAccessReview (authentication only)"
 	}
+	perKind := ""
+	if b.SAR {
+		perKind = " for each kind of review"
+	}
 	page := ""
 	if b.LoginPage {
 		page = " (HTML login page)"
 	}
 	return fmt.Sprintf("authbench's stand-in for %s, TokenReview mode (the OpenShift users/~ path is not built): per uncached request %s; cache: %s; "+
-		"API client %s QPS, burst %d (an uncached request is capped at %s req/s per replica); no token / invalid token / forbidden user: %d / %d / %d%s",
-		b.Real, calls, b.Cache(), fmtQPS(b.QPS), b.Burst, fmtQPS(b.QPS/float64(b.CallsPerRequest())), b.NoToken, b.Invalid, b.Forbidden, page)
+		"API client %s QPS, burst %d%s (uncached requests capped at %s req/s per replica); no token / invalid token / forbidden user: %d / %d / %d%s",
+		b.Real, calls, b.Cache(), fmtQPS(b.QPS), b.Burst, perKind, fmtQPS(b.Cap()), b.NoToken, b.Invalid, b.Forbidden, page)
 }
 
 func fmtQPS(q float64) string {

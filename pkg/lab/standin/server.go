@@ -29,7 +29,7 @@ func New(c Config, client *kubeapi.Client) (*Server, error) {
 	}
 	b, _ := c.Behaviour()
 	up, _ := url.Parse(c.Upstream)
-	s := &Server{b: b, api: &api{client: client, limit: newLimiter(b.QPS, b.Burst)}}
+	s := &Server{b: b, api: &api{client: client, authn: newLimiter(b.QPS, b.Burst), authz: newLimiter(b.QPS, b.Burst)}}
 	if c.Resource != nil {
 		s.resource = *c.Resource
 	}
