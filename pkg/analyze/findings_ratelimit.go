@@ -85,7 +85,7 @@ func rateLimitFinding(target string, c results.LabComponent, rs []results.Result
 	if perKind < RateLimitNear*s.APIQPS || mean < wait || perReq < MinReviewsPerRequest {
 		return results.Finding{}, false
 	}
-	ev := fmt.Sprintf("%s (the %s stand-in) made %s API calls per request (%d TokenReviews, %d SubjectAccessReviews for %d requests in %s s, counted from the audit log): "+
+	ev := fmt.Sprintf("%s (the %s stand-in) asked the API server per request: %s calls (%d TokenReviews, %d SubjectAccessReviews for %d requests in %s s, counted from the audit log): "+
 		"%s calls/s of one kind against its client-side rate limit of %s QPS, burst %d, which caps uncached requests at %s req/s per replica; "+
 		"the requests waited for it (mean latency %s ms).",
 		c.Name, s.Plays, num(perReq), t.tr, t.sar, t.requests, num(t.seconds), num(perKind), num(s.APIQPS), s.APIBurst, num(s.CapRPS), num(mean))

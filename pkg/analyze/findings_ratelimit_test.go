@@ -28,7 +28,7 @@ func TestClientRateLimitFindings(t *testing.T) {
 		want []string // substrings of the evidence and advice; nil: no finding
 	}{
 		{"held at 5 QPS", rateLimitRun(5, nil, 61, 10, 5820),
-			[]string{"made 1 API calls per request", "61 TokenReviews", "rate limit of 5 QPS, burst 10", "caps uncached requests at 5 req/s per replica", "--authz-api-qps=N"}},
+			[]string{"per request: 1 calls", "61 TokenReviews", "rate limit of 5 QPS, burst 10", "caps uncached requests at 5 req/s per replica", "--authz-api-qps=N"}},
 		{"lifted: far below the raised QPS", rateLimitRun(1000, []string{"--authz-api-qps=1000"}, 2000, 10, 3), nil},
 		{"at the limit but nobody waited", rateLimitRun(5, nil, 50, 10, 4), nil},
 		{"what-if still held says so", rateLimitRun(20, []string{"--authz-api-qps=20"}, 220, 10, 900),

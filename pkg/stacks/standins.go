@@ -119,10 +119,10 @@ func (b Behaviour) Cap() float64 { return b.QPS }
 func (b Behaviour) Cache() string {
 	var parts []string
 	if b.TokenReviewTTL > 0 {
-		parts = append(parts, "TokenReview "+b.TokenReviewTTL.String()+" per token (successes only)")
+		parts = append(parts, "TokenReview "+dur(b.TokenReviewTTL)+" per token (successes only)")
 	}
 	if b.SAR {
-		parts = append(parts, fmt.Sprintf("SubjectAccessReview allow %s / deny %s", b.AllowTTL, b.DenyTTL))
+		parts = append(parts, fmt.Sprintf("SubjectAccessReview allow %s / deny %s", dur(b.AllowTTL), dur(b.DenyTTL)))
 	}
 	if len(parts) == 0 {
 		return "no cache"
@@ -153,4 +153,13 @@ func (b Behaviour) Describe() string {
 
 func fmtQPS(q float64) string {
 	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", q), "0"), ".")
+}
+
+// dur is "2m" rather than "2m0s".
+func dur(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	return s
 }
