@@ -54,7 +54,8 @@ func TestKubeLab(t *testing.T) {
 	t.Run("status", func(t *testing.T) {
 		st := authbench(t, time.Minute, "lab", "status", "--lab-dir", dir)
 		for _, want := range []string{": ready", "oauth2-proxy", "50m", "Deployment authbench/oauth2-proxy, container oauth2-proxy",
-			"kube-auth-proxy-oauth: kube-rbac-proxy", "plays kube-auth-proxy", "cached 2m per token", "token pool: 2000 static tokens"} {
+			"kube-auth-proxy-oauth: authbench", "plays kube-auth-proxy", "API client 1000 QPS, burst 2000", "TokenReview mode",
+			"cached 2m per token", "token pool: 2000 static tokens"} {
 			if !strings.Contains(st, want) {
 				t.Errorf("lab status lacks %q:\n%s", want, st)
 			}
