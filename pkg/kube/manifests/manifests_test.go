@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/authbench/authbench/pkg/stacks"
 )
@@ -51,6 +52,12 @@ func TestBuild(t *testing.T) {
 				`proxy_pass https://ext_authz$request_uri;`, `server 127.0.0.1:20003;`, `server 127.0.0.1:20001;`,
 				`listen 127.0.0.1:20004 ssl;`, `listen 127.0.0.1:20005 ssl;`},
 			[]string{"0.0.0.0", `"kind":"Route"`, "oauth2-proxy", "--oidc", "--provider", `\"qps\"`}},
+		// The what-ifs reach the kube-auth-proxy stand-in's config only.
+		{"3x-oauth what-if", func() Options {
+			o := opts(stacks.Stack3xOAuth, true)
+			o.AuthzAPIQPS, o.AuthzCache = 200, time.Minute
+			return o
+		}(), []string{"Deployment"}, []string{`\"qps\":200`, `\"token_review_cache\":60000000000`}, nil},
 		{"3x-oauth cluster, no OIDC needed", func() Options { o := opts(stacks.Stack3xOAuth, false); o.OIDC = OIDC{}; return o }(),
 			[]string{"HTTPRoute", "Deployment"},
 			[]string{`server kube-auth-proxy-oauth.authbench.svc:8443;`, `server http-echo-3x-oauth.authbench.svc:8443;`,
