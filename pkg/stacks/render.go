@@ -44,6 +44,8 @@ type Router struct {
 	// the address of the oauth proxy the Route points at.
 	Listen, Backend, Server string
 	TLS                     TLSFiles
+	// Metrics is the address of HAProxy's Prometheus exporter (/metrics).
+	Metrics string
 }
 
 // Gateway is nginx playing the Envoy gateway of a 3x stack: the HTTPRoute

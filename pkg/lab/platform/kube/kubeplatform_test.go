@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -25,7 +26,8 @@ func TestComponents(t *testing.T) {
 		ports[n] = 40000 + i
 	}
 	refs := map[string]string{"nginx": "authbench.local/nginx:1.22.1-9", "http-echo": "authbench.local/http-echo:v1.0.0"}
-	cs := components([]string{stacks.Stack2x, stacks.Stack3x}, ports, refs, 6443, "https://127.0.0.1:8081/realms/authbench")
+	versions := map[string]string{"http-echo": "v1.0.0", "haproxy": "2.8.25"}
+	cs := components([]string{stacks.Stack2x, stacks.Stack3x}, ports, refs, versions, 6443, "https://127.0.0.1:8081/realms/authbench")
 	var names []string
 	for _, c := range cs {
 		names = append(names, c.Name)
@@ -36,10 +38,11 @@ func TestComponents(t *testing.T) {
 		t.Fatalf("components %v, want %v", names, want)
 	}
 	for _, tc := range []struct{ name, pod, container, url, version string }{
-		{stacks.OAuthProxy, "http-echo-2x-.*", "oauth-proxy", "https://127.0.0.1:40001/echo", ""},
-		{stacks.OAuth2Proxy, "oauth2-proxy-.*", "oauth2-proxy", "http://127.0.0.1:40005/echo", ""},
-		{stacks.Nginx, "nginx-.*", "nginx", "https://127.0.0.1:40007/echo", "1.22.1-9"},
-		{stacks.Echo3x, "http-echo-3x-.*", "http-echo", "http://127.0.0.1:40003/echo", "v1.0.0"},
+		{stacks.OAuthProxy, "http-echo-2x-.*", "oauth-proxy", entry("https", ports[stacks.OAuthProxy]), ""},
+		{stacks.OAuth2Proxy, "oauth2-proxy-.*", "oauth2-proxy", entry("http", ports[stacks.OAuth2Proxy]), ""},
+		{stacks.Nginx, "nginx-.*", "nginx", entry("https", ports[stacks.Nginx]), "1.22.1-9"},
+		{stacks.Echo3x, "http-echo-3x-.*", "http-echo", entry("http", ports[stacks.Echo3x]), "v1.0.0"},
+		{stacks.HAProxy, "haproxy-.*", "haproxy", entry("https", ports[stacks.HAProxy]), "2.8.25"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var c lab.ComponentInfo
@@ -62,9 +65,14 @@ func TestComponents(t *testing.T) {
 		}
 	}
 	ts := targets([]string{stacks.Stack3x}, cs)
-	if len(ts) != 1 || ts[0].Name != stacks.Target3x || ts[0].URL != "https://127.0.0.1:40007/echo" || len(ts[0].Layers) != 4 {
+	if len(ts) != 1 || ts[0].Name != stacks.Target3x || ts[0].URL != entry("https", ports[stacks.Nginx]) || len(ts[0].Layers) != 4 {
 		t.Errorf("targets %+v", ts)
 	}
+}
+
+// entry is a component's entry point on the lab's loopback.
+func entry(scheme string, port int) string {
+	return fmt.Sprintf("%s://127.0.0.1:%d/echo", scheme, port)
 }
 
 // Stack 3x-oauth has the processes lab's components, target and layers:
@@ -75,7 +83,7 @@ func TestComponents3xOAuth(t *testing.T) {
 	for i, n := range stacks.PortNames(stacks.Stack3xOAuth) {
 		ports[n] = 41000 + i
 	}
-	cs := components([]string{stacks.Stack3xOAuth}, ports, map[string]string{}, 6443, "")
+	cs := components([]string{stacks.Stack3xOAuth}, ports, map[string]string{}, nil, 6443, "")
 	byName := map[string]lab.ComponentInfo{}
 	for _, c := range cs {
 		byName[c.Name] = c
