@@ -20,7 +20,7 @@ func newLabCmd() *cobra.Command {
 		Use:   "lab",
 		Short: "Run the 2x and 3x auth stacks locally from real components",
 		Long: `The lab runs both architectures on 127.0.0.1 from real components:
-  2x  Route + oauth-proxy: HAProxy (edge TLS) -> kube-rbac-proxy playing oauth-proxy -> http-echo
+  2x  Route + oauth-proxy: HAProxy (edge TLS) -> authbench's oauth-proxy stand-in -> http-echo
   3x  Gateway + kube-auth-proxy + kube-rbac-proxy: nginx standing in for Envoy (ext_authz)
       -> oauth2-proxy playing kube-auth-proxy -> kube-rbac-proxy -> http-echo
 sharing etcd, a kube-apiserver (TokenReview, SubjectAccessReview) and Keycloak.`,
