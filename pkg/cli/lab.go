@@ -20,13 +20,13 @@ func newLabCmd() *cobra.Command {
 		Use:   "lab",
 		Short: "Run the 2x and 3x auth stacks locally from real components",
 		Long: `The lab runs both architectures on 127.0.0.1 from real components:
-  2x  Route + oauth-proxy: HAProxy (edge TLS) -> kube-rbac-proxy playing oauth-proxy -> http-echo
+  2x  Route + oauth-proxy: HAProxy (edge TLS) -> authbench's oauth-proxy stand-in -> http-echo
   3x  Gateway + kube-auth-proxy + kube-rbac-proxy: nginx standing in for Envoy (ext_authz)
       -> oauth2-proxy playing kube-auth-proxy -> kube-rbac-proxy -> http-echo
 sharing etcd, a kube-apiserver (TokenReview, SubjectAccessReview) and Keycloak.`,
 	}
 	cmd.AddCommand(newLabUpCmd(), newLabStatusCmd(), newLabDownCmd(), newLabScenarioCmd(), newLabLimitCmd(),
-		newLabServeCmd(), newLabInstallCmd(), newLabKubeconfigCmd())
+		newLabServeCmd(), newLabStandinCmd(), newLabInstallCmd(), newLabKubeconfigCmd())
 	return cmd
 }
 
@@ -45,6 +45,8 @@ type labUpOptions struct {
 	timeout    time.Duration
 	foreground bool
 	tokenPool  int
+	apiQPS     float64
+	authzCache time.Duration
 }
 
 func newLabUpCmd() *cobra.Command {
@@ -55,6 +57,7 @@ func newLabUpCmd() *cobra.Command {
 		Example: `  authbench lab up
   authbench lab up --stack 3x --limit oauth2-proxy=50m
   authbench lab up --stack 3x-oauth --token-pool 5000
+  authbench lab up --stack 3x-oauth --authz-api-qps 200
   authbench lab up --limit oauth2-proxy=500m,256Mi --limit http-echo=200m`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(cmd) },
@@ -64,6 +67,8 @@ func newLabUpCmd() *cobra.Command {
 	f.Var(&o.platform, "platform", "where the components run: processes on this host, or kube (a single-node Kubernetes)")
 	f.Var(&o.stacks, "stack", "stacks to run: "+strings.Join(stacks.Names(), ", ")+" or all")
 	f.IntVar(&o.tokenPool, "token-pool", 0, "issue static tokens for N users alice-1..alice-N (bound like alice) into DIR/tokens/pool, sent round-robin by the 2x and 3x-oauth scenario targets")
+	f.Float64Var(&o.apiQPS, "authz-api-qps", 0, "what-if: the kube-auth-proxy stand-in's API client QPS (burst twice it; default: client-go's 5 QPS, burst 10, as the real one)")
+	f.DurationVar(&o.authzCache, "authz-cache", 0, "what-if: cache the kube-auth-proxy stand-in's TokenReviews this long (default: no cache, as the real one)")
 	f.Var(&o.limits, "limit", "COMPONENT=CPU[,MEM] cgroup limit, e.g. oauth2-proxy=50m or oauth2-proxy=500m,256Mi (repeatable)")
 	f.Var(&o.ports, "port", "NAME=PORT to pin a port instead of a free one, e.g. haproxy=8443 (repeatable)")
 	f.DurationVar(&o.lifespan, "token-lifespan", lab.DefaultAccessTokenLifespan, "Keycloak access token lifespan")
@@ -80,7 +85,8 @@ func (o *labUpOptions) run(cmd *cobra.Command) error {
 	st, err := openLab(o.dir).Up(cmd.Context(), lab.UpOptions{
 		Out: out, Foreground: o.foreground,
 		Config: lab.Config{Platform: o.platform.name, Stacks: o.stacks.stacks, Limits: o.limits.limits,
-			Ports: o.ports.ports, AccessTokenLifespan: o.lifespan, ReadyTimeout: o.timeout, TokenPool: o.tokenPool},
+			Ports: o.ports.ports, AccessTokenLifespan: o.lifespan, ReadyTimeout: o.timeout, TokenPool: o.tokenPool,
+			AuthzAPIQPS: o.apiQPS, AuthzCache: o.authzCache},
 	})
 	if err != nil || st == nil {
 		return err

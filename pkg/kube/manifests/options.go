@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/authbench/authbench/pkg/stacks"
 )
@@ -13,11 +14,15 @@ type Options struct {
 	Stack     string // stacks.Stack2x, stacks.Stack3x or stacks.Stack3xOAuth (required)
 	Namespace string // default DefaultNamespace
 	// Images maps an image name (http-echo, kube-rbac-proxy, oauth2-proxy,
-	// nginx, haproxy) to its reference (required for each the stack uses).
+	// nginx, haproxy, authbench for the stand-ins) to its reference (required for each the stack uses).
 	Images  map[string]string
 	Lab     *Lab // the lab overlay; nil on a user's cluster
 	Serving TLS  // the certificate of every TLS listener (required)
 	OIDC    OIDC // the 3x stack's identity provider (required for 3x)
+	// AuthzAPIQPS and AuthzCache are the kube-auth-proxy stand-in's
+	// what-ifs (lab.Config's). Default 0: as the real component.
+	AuthzAPIQPS float64
+	AuthzCache  time.Duration
 }
 
 // Lab is the lab overlay: hostNetwork pods on 127.0.0.1 ports, images

@@ -198,8 +198,9 @@ func TestNoToken(t *testing.T) {
 		target string
 		want   int
 	}{
-		// kube-rbac-proxy finds no credentials: authentication fails, 401.
-		{"2x_gets_401_because_the_oauth_proxy_finds_no_bearer_token", stacks.Target2x, 401},
+		// The oauth-proxy stand-in answers as openshift/oauth-proxy does:
+		// no bearer token and no cookie is a 403 with its login page.
+		{"2x_gets_403_because_the_oauth_proxy_finds_no_bearer_token", stacks.Target2x, 403},
 		// oauth2-proxy has no session and --force-json-errors answers 401
 		// instead of a sign-in page; nginx's auth_request passes a 401 on.
 		{"3x_gets_401_because_oauth2-proxy_as_ext_authz_needs_a_login", stacks.Target3x, 401},
@@ -225,7 +226,9 @@ func TestBobGets403BecauseHeHasNoRoleBinding(t *testing.T) {
 	}
 }
 
-func TestTamperedTokenGets401(t *testing.T) {
+// A tampered token fails authentication: 3x's oauth2-proxy answers 401;
+// 2x's oauth-proxy stand-in, as openshift/oauth-proxy, a 403 login page.
+func TestTamperedTokenRefused(t *testing.T) {
 	tamper := func(tok string) string {
 		last := tok[len(tok)-2]
 		repl := byte('A')
@@ -237,16 +240,17 @@ func TestTamperedTokenGets401(t *testing.T) {
 	tests := []struct {
 		name   string
 		target string
+		want   int
 	}{
-		{"2x_unknown_static_token_fails_TokenReview", stacks.Target2x},
-		{"3x_JWT_with_a_broken_signature_fails_verification", stacks.Target3x},
+		{"2x_unknown_static_token_fails_TokenReview", stacks.Target2x, 403},
+		{"3x_JWT_with_a_broken_signature_fails_verification", stacks.Target3x, 401},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tg := target(t, tt.target)
 			tok := tamper(userToken(t, tg.Stack, stacks.UserAlice))
-			if code, body := get(t, tg.URL, tok); code != 401 {
-				t.Errorf("GET %s with a tampered token: %d %s, want 401", tg.URL, code, body)
+			if code, body := get(t, tg.URL, tok); code != tt.want {
+				t.Errorf("GET %s with a tampered token: %d %s, want %d", tg.URL, code, body, tt.want)
 			}
 		})
 	}
