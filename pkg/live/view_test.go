@@ -43,7 +43,7 @@ func feed(v *View, secs int, rate int64, pods int, refused bool) {
 			if pods == 0 {
 				iv.Classes = map[string]int64{"HTTP 401/403": n / 10}
 				if refused {
-					iv.Classes = map[string]int64{"HTTP 401/403": n / 20, load.ClassRefused: n / 10 - n/20}
+					iv.Classes = map[string]int64{"HTTP 401/403": n / 20, load.ClassRefused: n/10 - n/20}
 				}
 			}
 			v.Interval(iv)
