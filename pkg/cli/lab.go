@@ -20,13 +20,13 @@ func newLabCmd() *cobra.Command {
 		Use:   "lab",
 		Short: "Run the 2x and 3x auth stacks locally from real components",
 		Long: `The lab runs both architectures on 127.0.0.1 from real components:
-  2x  Route + oauth-proxy: HAProxy (edge TLS) -> kube-rbac-proxy playing oauth-proxy -> http-echo
+  2x  Route + oauth-proxy: HAProxy (edge TLS) -> authbench's oauth-proxy stand-in -> http-echo
   3x  Gateway + kube-auth-proxy + kube-rbac-proxy: Envoy (edge TLS, HTTP ext_authz)
       -> oauth2-proxy playing kube-auth-proxy -> kube-rbac-proxy -> http-echo
 sharing etcd, a kube-apiserver (TokenReview, SubjectAccessReview) and Keycloak.`,
 	}
 	cmd.AddCommand(newLabUpCmd(), newLabStatusCmd(), newLabDownCmd(), newLabScenarioCmd(), newLabLimitCmd(),
-		newLabServeCmd(), newLabInstallCmd(), newLabKubeconfigCmd())
+		newLabServeCmd(), newLabStandinCmd(), newLabInstallCmd(), newLabKubeconfigCmd())
 	return cmd
 }
 
@@ -47,6 +47,8 @@ type labUpOptions struct {
 	tokenPool  int
 	authz      time.Duration
 	failMode   authzFailureModeValue
+	apiQPS     float64
+	authzCache time.Duration
 }
 
 func newLabUpCmd() *cobra.Command {
@@ -59,6 +61,7 @@ func newLabUpCmd() *cobra.Command {
   authbench lab up --stack 3x --limit oauth2-proxy=50m
   authbench lab up --stack 3x-oauth --token-pool 5000
   authbench lab up --stack 3x --authz-timeout 200ms --limit oauth2-proxy=50m
+  authbench lab up --stack 3x-oauth --authz-api-qps 200
   authbench lab up --limit oauth2-proxy=500m,256Mi --limit http-echo=200m`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(cmd) },
@@ -71,6 +74,8 @@ func newLabUpCmd() *cobra.Command {
 	f.DurationVar(&o.authz, "authz-timeout", stacks.DefaultAuthzTimeout,
 		"the 3x gateways' ext_authz timeout (the OpenShift AI gateway's authProxyTimeout; a slower authz call is answered 403, or let through with --authz-failure-mode allow)")
 	f.Var(&o.failMode, "authz-failure-mode", "what the 3x gateways do when the ext_authz call fails or times out: deny (Envoy's 403, the OpenShift AI gateway's) or allow")
+	f.Float64Var(&o.apiQPS, "authz-api-qps", 0, "what-if: the kube-auth-proxy stand-in's API client QPS (burst twice it; default: client-go's 5 QPS, burst 10, as the real one)")
+	f.DurationVar(&o.authzCache, "authz-cache", 0, "what-if: cache the kube-auth-proxy stand-in's TokenReviews this long (default: no cache, as the real one)")
 	f.Var(&o.limits, "limit", "COMPONENT=CPU[,MEM] cgroup limit, e.g. oauth2-proxy=50m or oauth2-proxy=500m,256Mi (repeatable)")
 	f.Var(&o.ports, "port", "NAME=PORT to pin a port instead of a free one, e.g. haproxy=8443 (repeatable)")
 	f.DurationVar(&o.lifespan, "token-lifespan", lab.DefaultAccessTokenLifespan, "Keycloak access token lifespan")
@@ -88,7 +93,7 @@ func (o *labUpOptions) run(cmd *cobra.Command) error {
 		Out: out, Foreground: o.foreground,
 		Config: lab.Config{Platform: o.platform.name, Stacks: o.stacks.stacks, Limits: o.limits.limits,
 			Ports: o.ports.ports, AccessTokenLifespan: o.lifespan, ReadyTimeout: o.timeout, TokenPool: o.tokenPool,
-			AuthzTimeout: o.authz, AuthzFailureMode: o.failMode.mode},
+			AuthzTimeout: o.authz, AuthzFailureMode: o.failMode.mode, AuthzAPIQPS: o.apiQPS, AuthzCache: o.authzCache},
 	})
 	if err != nil || st == nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -26,6 +27,9 @@ func ensureLab(ctx context.Context, o *Options) (stop func(), err error) {
 	fmt.Fprintf(o.Log, "==> starting the lab (stacks %s) in %s\n", strings.Join(o.Stacks, ", "), o.LabDir)
 	start := time.Now()
 	cfg := lab.Config{Platform: o.Platform, Stacks: o.Stacks, Limits: o.Limits}
+	if slices.Contains(o.Stacks, stacks.Stack3xOAuth) {
+		cfg.TokenPool = demoTokenPool // step 3's 3x-oauth run sends each token once
+	}
 	if _, err := openLab(*o).Up(ctx, lab.UpOptions{Config: cfg, Out: o.Log, Supervisor: o.Supervisor}); err != nil {
 		return nil, fmt.Errorf("starting the lab: %w", err)
 	}

@@ -14,8 +14,19 @@ import (
 // misconfiguration is step 3: the migration reports' CPU limit on the auth
 // proxy, set on the running lab; the stack serving it at step 2's rate, the
 // throttling finding, its capacity under the limit; then the limit lifted and
-// the same rate again.
+// the same rate again; and, when the demo runs 3x-oauth, its ext_authz
+// service's client-side rate limit with pool tokens.
 func (d *demo) misconfiguration(ctx context.Context) ([]string, error) {
+	lines, err := d.cpuLimit(ctx)
+	if err != nil {
+		return lines, err
+	}
+	more, err := d.rateLimit(ctx)
+	return append(lines, more...), err
+}
+
+// cpuLimit is step 3's CPU limit, set and lifted.
+func (d *demo) cpuLimit(ctx context.Context) ([]string, error) {
 	lim := *d.o.Limit
 	t, stack, err := d.limitedTarget(ctx, lim.Component)
 	if err != nil || t == nil {

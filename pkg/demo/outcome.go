@@ -14,6 +14,8 @@ type Outcome struct {
 	Closed   *ClosedStep
 	Properly *ProperStep
 	Limit    *LimitStep
+	// RateLimit is step 3's 3x-oauth run, when the demo runs 3x-oauth.
+	RateLimit *RateLimitStep
 	// Ladders are step 4's, one per stack.
 	Ladders []*ladder.Outcome
 	// Report is the HTML page's path (step 5).

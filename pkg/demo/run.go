@@ -32,7 +32,9 @@ type demo struct {
 	o       Options
 	base    *plan.Plan
 	stackOf map[string]string
-	out     *Outcome
+	// oauth is 3x-oauth's target, run in step 3 only (see splitRateLimited).
+	oauth *plan.Target
+	out   *Outcome
 	// printed are each step's lines as printed, by step number.
 	printed map[int][]string
 }
@@ -42,7 +44,9 @@ func newDemo(ctx context.Context, o Options) (*demo, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &demo{o: o, base: p, stackOf: stackOf, out: &Outcome{}, printed: map[int][]string{}}, nil
+	d := &demo{o: o, base: p, stackOf: stackOf, out: &Outcome{}, printed: map[int][]string{}}
+	d.splitRateLimited()
+	return d, nil
 }
 
 // subPlan is the lab's plan for targets ts under load l, named

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/authbench/authbench/pkg/atomicfile"
+	"github.com/authbench/authbench/pkg/results"
 	"github.com/authbench/authbench/pkg/stacks"
 )
 
@@ -48,6 +49,46 @@ type Config struct {
 	// AuthzFailureMode is what the 3x gateways do when the ext_authz call
 	// fails or times out. Default stacks.DefaultAuthzFailureMode (deny).
 	AuthzFailureMode stacks.AuthzFailureMode `json:"authz_failure_mode,omitempty"`
+	// AuthzAPIQPS is a what-if: the API client QPS of the kube-auth-proxy
+	// stand-in (burst twice it). Default 0: the real component's
+	// client-go default, 5 QPS, burst 10.
+	AuthzAPIQPS float64 `json:"authz_api_qps,omitempty"`
+	// AuthzCache is a what-if: a TokenReview cache of this TTL in the
+	// kube-auth-proxy stand-in. Default 0: none, as the real one.
+	AuthzCache time.Duration `json:"authz_cache,omitempty"`
+}
+
+// Upper bounds of the what-ifs: beyond them the figure is a typo.
+const (
+	MaxAuthzAPIQPS = 100000
+	MaxAuthzCache  = 24 * time.Hour
+)
+
+// StandinRecord is what state.json and run.json say of the stand-in
+// playing component (nil when none does).
+func (c *Config) StandinRecord(component string) *results.Standin {
+	b, ok := c.Standin(component)
+	if !ok {
+		return nil
+	}
+	r := &results.Standin{Plays: b.Mode, CallsPerRequest: b.CallsPerRequest(), APIQPS: b.QPS, APIBurst: b.Burst,
+		CapRPS: b.Cap(), Cache: b.Cache(), Flag: b.Flag, Identity: component}
+	if b.Mode == stacks.ModeKubeAuthProxy {
+		if c.AuthzAPIQPS > 0 {
+			r.WhatIf = append(r.WhatIf, fmt.Sprintf("--authz-api-qps=%g", c.AuthzAPIQPS))
+		}
+		if c.AuthzCache > 0 {
+			r.WhatIf = append(r.WhatIf, "--authz-cache="+c.AuthzCache.String())
+		}
+	}
+	return r
+}
+
+// Standin is the behaviour of the stand-in playing component (false when
+// none does), with the config's what-ifs.
+func (c *Config) Standin(component string) (stacks.Behaviour, bool) {
+	b, ok := stacks.StandinBehaviour(component)
+	return b.WhatIf(c.AuthzAPIQPS, c.AuthzCache), ok
 }
 
 // Complete fills defaults, normalises stacks and checks limits and the
@@ -74,6 +115,12 @@ func (c *Config) Complete() error {
 	}
 	if c.TokenPool < 0 || c.TokenPool > stacks.MaxTokenPool {
 		return fmt.Errorf("--token-pool %d: want 0 to %d users", c.TokenPool, stacks.MaxTokenPool)
+	}
+	if c.AuthzAPIQPS < 0 || c.AuthzAPIQPS > MaxAuthzAPIQPS {
+		return fmt.Errorf("--authz-api-qps %g: want 0 (the real client-go default) to %d", c.AuthzAPIQPS, MaxAuthzAPIQPS)
+	}
+	if c.AuthzCache < 0 || c.AuthzCache > MaxAuthzCache {
+		return fmt.Errorf("--authz-cache %s: want 0 (no cache, as the real one) to %s", c.AuthzCache, MaxAuthzCache)
 	}
 	return c.completeAuthz()
 }

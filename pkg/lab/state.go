@@ -123,6 +123,8 @@ type ComponentInfo struct {
 	Container string `json:"container,omitempty"`
 	// Workload names the Deployment and container, for findings.
 	Workload string `json:"workload,omitempty"`
+	// Standin is what a stand-in does, for status and run.json.
+	Standin *results.Standin `json:"standin,omitempty"`
 }
 
 // StackTarget is one stack as a benchmark target: its outer URL, its layers
@@ -181,7 +183,7 @@ func (s *State) Record() *results.Lab {
 			role += " (" + c.Program + " plays " + c.Plays + ")"
 		}
 		l.Components = append(l.Components, results.LabComponent{
-			Name: c.Name, Role: role, Version: c.Version, URL: c.URL, Limit: c.Limit, Workload: c.Workload,
+			Name: c.Name, Role: role, Version: c.Version, URL: c.URL, Limit: c.Limit, Workload: c.Workload, Standin: c.Standin,
 		})
 	}
 	return l

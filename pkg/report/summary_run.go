@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/authbench/authbench/pkg/results"
@@ -161,7 +162,7 @@ func (s *summaryWriter) lab() {
 		s.printf("|-----------|------|---------|-----|-------|\n")
 		for _, c := range l.Components {
 			s.printf("| %s | %s | %s | %s | %s |\n", cell(c.Name), cell(dash(c.Role)), cell(dash(c.Version)),
-				cell(dash(redactURL(c.URL))), cell(dash(c.Limit)))
+				cell(dash(redactURL(c.URL))), cell(dash(limitCell(c))))
 		}
 		s.printf("\n")
 	}
@@ -172,6 +173,20 @@ func (s *summaryWriter) lab() {
 }
 
 func dash(s string) string { return firstNonEmpty(s, "—") }
+
+// limitCell is a component's resource limit and, for a stand-in, the
+// client-side rate limit it ran with, and the what-ifs that set it.
+func limitCell(c results.LabComponent) string {
+	parts := []string{}
+	if c.Limit != "" {
+		parts = append(parts, c.Limit)
+	}
+	if st := c.Standin; st != nil {
+		api := fmt.Sprintf("API client %s QPS, burst %d (%s); %s", strconv.FormatFloat(st.APIQPS, 'g', -1, 64), st.APIBurst, firstNonEmpty(strings.Join(st.WhatIf, " "), "as the real one"), st.Cache)
+		parts = append(parts, api)
+	}
+	return strings.Join(parts, "; ")
+}
 
 // files lists the run directory's content.
 func (s *summaryWriter) files() {

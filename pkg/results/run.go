@@ -129,6 +129,9 @@ type Result struct {
 	// Unsent counts requests of a timed open-loop iteration that were due
 	// before its end but never sent because every connection was busy.
 	Unsent *int64 `json:"unsent,omitempty"`
+	// Stages has one entry per stage of a staged open loop, in order.
+	// Default nil: one rate.
+	Stages []Stage `json:"stages,omitempty"`
 	// Status counts responses by HTTP status code ("200": n).
 	Status map[string]int64 `json:"status"`
 	// Errors counts transport failures by class (refused, reset, timeout,
@@ -344,6 +347,34 @@ type LabComponent struct {
 	// Workload is where a Kubernetes lab runs the component, e.g.
 	// "Deployment authbench/oauth2-proxy, container oauth2-proxy".
 	Workload string `json:"workload,omitempty"`
+	// Standin is what a stand-in did per request, with the lab's
+	// what-ifs (nil for a real component).
+	Standin *Standin `json:"standin,omitempty"`
+}
+
+// Standin is how one of authbench's stand-ins ran: what it asked the API
+// server per uncached request, its cache, and its API client's rate limit.
+type Standin struct {
+	// Plays is the real component's name ("oauth-proxy", "kube-auth-proxy").
+	Plays string `json:"plays"`
+	// CallsPerRequest is the API calls an uncached request makes.
+	CallsPerRequest int `json:"api_calls_per_request"`
+	// APIQPS and APIBurst are its API client's token bucket (one per
+	// kind of review); CapRPS the uncached requests a second one replica
+	// serves within them.
+	APIQPS   float64 `json:"api_qps"`
+	APIBurst int     `json:"api_burst"`
+	CapRPS   float64 `json:"cap_rps"`
+	// Cache says what it caches ("no cache").
+	Cache string `json:"cache"`
+	// WhatIf lists the lab flags that changed it from the real component
+	// (empty: as the real one).
+	WhatIf []string `json:"what_if,omitempty"`
+	// Flag is the lab flag that changes its QPS ("" for none).
+	Flag string `json:"flag,omitempty"`
+	// Identity is the API caller it makes its reviews as (a lab user, or
+	// a ServiceAccount's name), to find its share in the audit counts.
+	Identity string `json:"identity,omitempty"`
 }
 
 // Lag summarises how late requests were sent against their schedule, in

@@ -72,21 +72,26 @@ func gateway(name, stack, admin, plays string) Component {
 		Deployment: name, Container: name, RenderedFrom: "HTTPRoute"}
 }
 
-// kubeAuthProxyOAuthPlays is what kube-rbac-proxy plays as 3x-oauth's
+// standin is one of authbench's own stand-ins (ProgramStandin) in front of
+// a backend, serving TLS on the port named as the component; a sidecar of
+// deployment's pod.
+func standin(name, stack, role, deployment, plays string) Component {
+	return Component{Name: name, Stack: stack, Role: role, Program: ProgramStandin, Scheme: "https", Plays: plays,
+		Ports: []Port{{name, podPortTLS}}, Deployment: deployment, Container: name}
+}
+
+// kubeAuthProxyOAuthPlays is what the stand-in plays as 3x-oauth's
 // ext_authz service.
-const kubeAuthProxyOAuthPlays = "kube-auth-proxy (OpenShift OAuth mode, ext_authz: TokenReview + SubjectAccessReview per bearer token; " +
-	KubeRBACProxyCache + ")"
+const kubeAuthProxyOAuthPlays = "kube-auth-proxy (OpenShift mode with --enable-k8s-token-validation, ext_authz: " +
+	"one TokenReview per bearer request, no cache, no SubjectAccessReview; client-go's 5 QPS, burst 10)"
 
 var catalog = []Stack{
 	{Name: Stack2x, Target: Target2x, Title: "2x, Route + oauth-proxy", Components: []Component{
 		{Name: HAProxy, Stack: Stack2x, Role: RoleRoute, Program: ProgramHAProxy, Scheme: "https",
 			Plays: "an OpenShift Route (router HAProxy, edge TLS termination)",
 			Ports: []Port{{HAProxy, podPortTLS}, {PortHAProxyMetrics, podPortMetrics}}, Deployment: HAProxy, Container: HAProxy, RenderedFrom: "Route"},
-		func() Component {
-			c := rbacProxy(OAuthProxy, Stack2x, RoleOAuthProxy, Echo2x)
-			c.Plays = "openshift/oauth-proxy (TokenReview + SubjectAccessReview with caching)"
-			return c
-		}(),
+		standin(OAuthProxy, Stack2x, RoleOAuthProxy, Echo2x,
+			"openshift/oauth-proxy (TokenReview + SubjectAccessReview, cached; 200 QPS, burst 400; 403 login page)"),
 		echo(Echo2x, Stack2x),
 	}},
 	{Name: Stack3x, Target: Target3x, Title: "3x, Gateway + kube-auth-proxy + kube-rbac-proxy", Components: []Component{
@@ -101,11 +106,7 @@ var catalog = []Stack{
 	{Name: Stack3xOAuth, Target: Target3xOAuth,
 		Title: "3x-oauth, Gateway + kube-auth-proxy (OpenShift OAuth tokens, TokenReview) + kube-rbac-proxy", Components: []Component{
 			gateway(EnvoyOAuth, Stack3xOAuth, PortEnvoyOAuthAdmin, "the Gateway API gateway (Envoy with HTTP ext_authz to kube-auth-proxy over TLS, configured as the OpenShift AI gateway's EnvoyFilter)"),
-			func() Component {
-				c := rbacProxy(KubeAuthProxyOAuth, Stack3xOAuth, RoleExtAuthz, KubeAuthProxyOAuth)
-				c.Plays = kubeAuthProxyOAuthPlays
-				return c
-			}(),
+			standin(KubeAuthProxyOAuth, Stack3xOAuth, RoleExtAuthz, KubeAuthProxyOAuth, kubeAuthProxyOAuthPlays),
 			func() Component {
 				c := echo(AuthzOKOAuth, Stack3xOAuth)
 				c.Role, c.Deployment, c.Container = RoleAuthzUpstream, KubeAuthProxyOAuth, AuthzOKOAuth

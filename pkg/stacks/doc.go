@@ -2,16 +2,16 @@
 // every platform (the processes lab, the kube lab, `kube deploy`):
 //
 //	2x "Route + oauth-proxy":
-//	  haproxy (an OpenShift Route) -> oauth-proxy (kube-rbac-proxy playing
-//	  openshift/oauth-proxy: TokenReview + SAR) -> http-echo-2x
+//	  haproxy (an OpenShift Route) -> oauth-proxy (authbench's stand-in for
+//	  openshift/oauth-proxy: TokenReview + SAR, cached) -> http-echo-2x
 //	3x "Gateway + kube-auth-proxy + kube-rbac-proxy":
 //	  envoy (the Gateway API gateway, HTTP ext_authz)
 //	  -> oauth2-proxy (playing kube-auth-proxy, as ext_authz) ;
 //	  envoy -> kube-rbac-proxy (TokenReview + SAR) -> http-echo-3x
 //	3x-oauth "Gateway + kube-auth-proxy (OpenShift OAuth) + kube-rbac-proxy":
 //	  envoy-oauth (ext_authz over TLS) -> kube-auth-proxy-oauth
-//	  (kube-rbac-proxy playing kube-auth-proxy as ext_authz: TokenReview +
-//	  SAR, in front of authz-ok-oauth answering 200) ; envoy-oauth ->
+//	  (authbench's stand-in for kube-auth-proxy as ext_authz: a TokenReview
+//	  per request, in front of authz-ok-oauth answering 200) ; envoy-oauth ->
 //	  kube-rbac-proxy-oauth -> http-echo-3x-oauth
 //	shared: etcd, kube-apiserver (RBAC, static tokens playing OpenShift
 //	  OAuth tokens, OIDC from Keycloak), Keycloak (3x's identity provider)
@@ -22,6 +22,7 @@
 // template each (templates/, rendered with Render from typed parameters
 // that carry the platforms' differences: listen and peer addresses, file
 // or mounted-secret paths), the RBAC objects, the certificates, the
-// secrets and the token pool. Adding a component is an entry here, which
+// secrets, the token pool, and what each stand-in does per request
+// (Behaviour). Adding a component is an entry here, which
 // every platform renders.
 package stacks

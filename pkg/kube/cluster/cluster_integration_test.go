@@ -32,14 +32,24 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// authbenchBin is the authbench binary built for the stand-ins' image.
+var authbenchBin string
+
 func TestClusterRunsPodsAndLeavesHostClean(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root (namespaces, mounts, cgroups)")
 	}
 	ctx := context.Background()
 	var imgs []string
-	for _, n := range []string{"pause", "http-echo", "kube-rbac-proxy", "haproxy", "prometheus", "oauth2-proxy", "envoy"} {
-		img, _, err := image.Build(ctx, n, image.Options{})
+	// The 2x stack's oauth-proxy is authbench's stand-in: its image needs
+	// authbench itself, not this test binary.
+	bin := filepath.Join(t.TempDir(), "authbench")
+	authbenchBin = bin
+	if out, err := exec.Command("go", "build", "-trimpath", "-o", bin, "github.com/authbench/authbench/cmd/authbench").CombinedOutput(); err != nil {
+		t.Fatalf("building authbench: %v\n%s", err, out)
+	}
+	for _, n := range []string{"pause", "http-echo", "kube-rbac-proxy", "haproxy", "prometheus", "oauth2-proxy", "envoy", "authbench"} {
+		img, _, err := image.Build(ctx, n, image.Options{Authbench: bin})
 		if err != nil {
 			t.Fatalf("building image %s: %v", n, err)
 		}

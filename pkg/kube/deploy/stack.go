@@ -3,6 +3,7 @@ package deploy
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/authbench/authbench/pkg/image"
 	"github.com/authbench/authbench/pkg/kube/manifests"
@@ -33,6 +34,13 @@ type StackOptions struct {
 	// name as in manifests.Workload -> limits such as {"cpu": "50m"}).
 	// Default none.
 	Limits map[string]map[string]string
+	// Authbench is the binary whose image runs the stand-ins. Default:
+	// this executable (see image.Options).
+	Authbench string
+	// AuthzAPIQPS and AuthzCache are the kube-auth-proxy stand-in's
+	// what-ifs. Default 0: as the real component.
+	AuthzAPIQPS float64
+	AuthzCache  time.Duration
 }
 
 // namespace is the stack's namespace, the default when unset.
@@ -45,8 +53,9 @@ func (o StackOptions) namespace() plan.Namespace {
 func Objects(ctx context.Context, c *Client, o StackOptions) ([]manifests.Object, error) {
 	ns := o.namespace()
 	mo := manifests.Options{Stack: o.Stack, Namespace: ns.String(), Lab: o.Lab, OIDC: o.OIDC, Authz: o.Authz, Images: map[string]string{}}
-	for _, n := range []string{stacks.ProgramHTTPEcho, stacks.ProgramKubeRBACProxy, stacks.ProgramOAuth2Proxy, stacks.ProgramEnvoy, stacks.ProgramHAProxy} {
-		ref, err := image.Ref(ctx, n, image.Options{Registry: o.Registry})
+	mo.AuthzAPIQPS, mo.AuthzCache = o.AuthzAPIQPS, o.AuthzCache
+	for _, n := range []string{stacks.ProgramHTTPEcho, stacks.ProgramKubeRBACProxy, stacks.ProgramOAuth2Proxy, stacks.ProgramEnvoy, stacks.ProgramHAProxy, stacks.ProgramStandin} {
+		ref, err := image.Ref(ctx, n, image.Options{Registry: o.Registry, Authbench: o.Authbench})
 		if err != nil {
 			return nil, err
 		}

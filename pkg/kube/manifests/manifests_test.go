@@ -32,7 +32,8 @@ func TestBuild(t *testing.T) {
 		wantNot   []string
 	}{
 		{"2x lab", opts(stacks.Stack2x, true), []string{"Route", "Deployment", "ClusterRoleBinding"},
-			[]string{`"hostNetwork":true`, `"imagePullPolicy":"Never"`, `--secure-listen-address=127.0.0.1:20001`,
+			[]string{`"hostNetwork":true`, `"imagePullPolicy":"Never"`, `\"mode\":\"oauth-proxy\"`, `\"listen\":\"127.0.0.1:20001\"`,
+				`\"verb\":\"get\"`, `"args":["lab","standin"]`,
 				`bind 127.0.0.1:20002 ssl`, `server route_http-echo-2x 127.0.0.1:20001 ssl`, `"KUBERNETES_SERVICE_PORT","value":"6443"`},
 			[]string{"0.0.0.0", "HTTPRoute"}},
 		{"3x cluster", opts(stacks.Stack3x, false), []string{"HTTPRoute", "Deployment"},
@@ -41,27 +42,34 @@ func TestBuild(t *testing.T) {
 				`{ address: 0.0.0.0, port_value: 8443 }`, `{ address: 127.0.0.1, port_value: 15000 }`,
 				`timeout: 5s`, `failure_mode_allow: false`},
 			[]string{`"hostNetwork"`, `"imagePullPolicy"`, "KUBERNETES_SERVICE_HOST"}},
-		// The ext_authz hop goes over TLS to kube-rbac-proxy playing
-		// kube-auth-proxy, whose upstream answers 200; both proxies run
-		// as their own ServiceAccounts at 1000 QPS; pool users are bound.
+		// The ext_authz hop goes over TLS to the kube-auth-proxy
+		// stand-in, whose upstream answers 200, at the real client-go
+		// rate (no QPS in its config); the sidecar runs at 1000 QPS; both
+		// run as their own ServiceAccounts; pool users are bound.
 		{"3x-oauth lab", func() Options {
 			o := opts(stacks.Stack3xOAuth, true)
 			o.Authz = Authz{Timeout: 250 * time.Millisecond, FailureMode: stacks.AuthzFailAllow}
 			return o
 		}(), []string{"HTTPRoute", "Deployment", "ClusterRoleBinding"},
 			[]string{`"hostNetwork":true`, `"imagePullPolicy":"Never"`,
-				`--secure-listen-address=127.0.0.1:20003`, `--upstream=http://127.0.0.1:20002/`, `-text=` + stacks.AuthzOKText,
+				`\"mode\":\"kube-auth-proxy\"`, `\"listen\":\"127.0.0.1:20003\"`, `\"upstream\":\"http://127.0.0.1:20002/\"`, `-text=` + stacks.AuthzOKText,
 				`--secure-listen-address=127.0.0.1:20001`, `--upstream=http://127.0.0.1:20000/`,
 				`--kube-api-qps=1000`, `--kube-api-burst=2000`, `"serviceAccountName":"kube-auth-proxy-oauth"`,
 				`"serviceAccountName":"kube-rbac-proxy-oauth"`, `"name":"authbench-pool"`,
 				`uri: https://127.0.0.1:20003`, `{ address: 127.0.0.1, port_value: 20003 }`, `{ address: 127.0.0.1, port_value: 20001 }`,
 				`{ address: 127.0.0.1, port_value: 20004 }`, `{ address: 127.0.0.1, port_value: 20005 }`, `type: STATIC`,
 				`timeout: 0.25s`, `failure_mode_allow: true`},
-			[]string{"0.0.0.0", `"kind":"Route"`, "oauth2-proxy", "--oidc", "--provider"}},
+			[]string{"0.0.0.0", `"kind":"Route"`, "oauth2-proxy", "--oidc", "--provider", `\"qps\"`}},
+		// The what-ifs reach the kube-auth-proxy stand-in's config only.
+		{"3x-oauth what-if", func() Options {
+			o := opts(stacks.Stack3xOAuth, true)
+			o.AuthzAPIQPS, o.AuthzCache = 200, time.Minute
+			return o
+		}(), []string{"Deployment"}, []string{`\"qps\":200`, `\"token_review_cache\":60000000000`}, nil},
 		{"3x-oauth cluster, no OIDC needed", func() Options { o := opts(stacks.Stack3xOAuth, false); o.OIDC = OIDC{}; return o }(),
 			[]string{"HTTPRoute", "Deployment"},
 			[]string{`{ address: kube-auth-proxy-oauth.authbench.svc, port_value: 8443 }`, `{ address: http-echo-3x-oauth.authbench.svc, port_value: 8443 }`,
-				`--secure-listen-address=0.0.0.0:8443`, `-listen=0.0.0.0:5678`},
+				`--secure-listen-address=0.0.0.0:8443`, `-listen=0.0.0.0:5678`, `\"listen\":\"0.0.0.0:8443\",\"pod_network\":true`},
 			[]string{`"hostNetwork"`, "KUBERNETES_SERVICE_HOST", "oauth2-proxy"}},
 	}
 	for _, tc := range tests {

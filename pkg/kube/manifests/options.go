@@ -14,11 +14,15 @@ type Options struct {
 	Stack     string // stacks.Stack2x, stacks.Stack3x or stacks.Stack3xOAuth (required)
 	Namespace string // default DefaultNamespace
 	// Images maps an image name (http-echo, kube-rbac-proxy, oauth2-proxy,
-	// envoy, haproxy) to its reference (required for each the stack uses).
+	// envoy, haproxy, authbench for the stand-ins) to its reference (required for each the stack uses).
 	Images  map[string]string
 	Lab     *Lab // the lab overlay; nil on a user's cluster
 	Serving TLS  // the certificate of every TLS listener (required)
 	OIDC    OIDC // the 3x stack's identity provider (required for 3x)
+	// AuthzAPIQPS and AuthzCache are the kube-auth-proxy stand-in's
+	// what-ifs (lab.Config's). Default 0: as the real component.
+	AuthzAPIQPS float64
+	AuthzCache  time.Duration
 	// Authz is the 3x gateway's ext_authz settings (a lab's validated
 	// ones). Default: the OpenShift AI gateway's (5s, deny).
 	Authz Authz

@@ -77,7 +77,7 @@ func (o Options) rbacProxy(name, backend string) Object {
 		"--tls-cert-file=" + mountedTLS.Cert, "--tls-private-key-file=" + mountedTLS.Key,
 		"--config-file=/etc/authbench/rbac/" + rbacConfigKey, "--v=0"}
 	if o.Stack == stacks.Stack3xOAuth {
-		args = append(args, stacks.KubeAPIRateArgs()...)
+		args = append(args, stacks.KubeAPIRateArgs()...) // the sidecar's; the ext_authz stand-in has its own
 	}
 	c := o.container(name, stacks.ProgramKubeRBACProxy, args, mount("tls", tlsDir), mount("rbac", "/etc/authbench/rbac"))
 	if o.Lab != nil {

@@ -16,9 +16,11 @@ func Build(o Options) ([]Object, error) {
 	objs = append(objs, o.rbac()...)
 	switch o.Stack {
 	case stacks.Stack2x:
-		return append(objs, o.stack2x()...), nil
+		more, err := o.stack2x()
+		return append(objs, more...), err
 	case stacks.Stack3xOAuth:
-		return append(objs, o.stack3xOAuth()...), nil
+		more, err := o.stack3xOAuth()
+		return append(objs, more...), err
 	}
 	return append(objs, o.stack3x()...), nil
 }
@@ -72,16 +74,19 @@ func (o Options) rbac() []Object {
 				{"kind": "ServiceAccount", "name": stacks.UserAlice, "namespace": ns}}}))
 }
 
-// stack2x: http-echo with the oauth proxy sidecar, the Route, and stacks.HAProxy
+// stack2x: http-echo with the oauth-proxy stand-in as its sidecar, the Route, and stacks.HAProxy
 // playing the router that serves it.
-func (o Options) stack2x() []Object {
-	objs := o.echoWithProxy(stacks.Echo2x, stacks.OAuthProxy)
+func (o Options) stack2x() ([]Object, error) {
+	objs, err := o.standinProxied(stacks.Echo2x, stacks.OAuthProxy, stacks.Echo2x, stacks.ModeOAuthProxy, o.echo(stacks.Echo2x))
+	if err != nil {
+		return nil, err
+	}
 	route := o.route()
 	return append(objs, route, o.routerConfig(route),
 		o.deployment(stacks.HAProxy, "", []Object{o.ready(o.container(stacks.HAProxy, stacks.ProgramHAProxy, []string{"-db", "-f", "/etc/authbench/router/" + stacks.ConfigRouter},
 			mount("router", "/etc/authbench/router"), mount("tls", tlsDir)), stacks.HAProxy)},
 			configVolume("router", stacks.HAProxy), secretVolume("tls", ServingSecret)),
-		o.service(stacks.HAProxy, stacks.HAProxy, o.port(stacks.HAProxy)))
+		o.service(stacks.HAProxy, stacks.HAProxy, o.port(stacks.HAProxy))), nil
 }
 
 // stack3x: http-echo with kube-rbac-proxy, oauth2-proxy playing
@@ -94,17 +99,21 @@ func (o Options) stack3x() []Object {
 }
 
 // stack3xOAuth: http-echo with its kube-rbac-proxy sidecar; the ext_authz
-// service, kube-rbac-proxy playing kube-auth-proxy in OpenShift OAuth mode
-// (TokenReview + SubjectAccessReview of the opaque token) in front of
+// service, authbench's kube-auth-proxy stand-in (a TokenReview of the
+// opaque token per request, no cache, no SubjectAccessReview) in front of
 // authz-ok-oauth answering 200 (kube-auth-proxy's
 // --upstream=static://200); the HTTPRoute; and Envoy, the gateway, whose
 // ext_authz call goes over TLS.
-func (o Options) stack3xOAuth() []Object {
+func (o Options) stack3xOAuth() ([]Object, error) {
 	objs := o.echoWithProxy(stacks.Echo3xOAuth, stacks.KubeRBACProxyOAuth)
-	objs = append(objs, o.proxied(stacks.KubeAuthProxyOAuth, stacks.KubeAuthProxyOAuth, stacks.AuthzOKOAuth,
-		o.textServer(stacks.AuthzOKOAuth, stacks.AuthzOKOAuth, stacks.AuthzOKText))...)
+	authz, err := o.standinProxied(stacks.KubeAuthProxyOAuth, stacks.KubeAuthProxyOAuth, stacks.AuthzOKOAuth, stacks.ModeKubeAuthProxy,
+		o.textServer(stacks.AuthzOKOAuth, stacks.AuthzOKOAuth, stacks.AuthzOKText))
+	if err != nil {
+		return nil, err
+	}
+	objs = append(objs, authz...)
 	hr := o.httpRoute(stacks.Echo3xOAuth, stacks.KubeRBACProxyOAuth)
-	return append(append(objs, hr), o.gatewayObjects(stacks.EnvoyOAuth, hr)...)
+	return append(append(objs, hr), o.gatewayObjects(stacks.EnvoyOAuth, hr)...), nil
 }
 
 func (o Options) oauth2Proxy() []Object {

@@ -124,11 +124,8 @@ func notes(comps []lab.ComponentInfo, names []string) []string {
 		}
 	}
 	if has(names, stacks.Stack3xOAuth) {
-		out = append(out, fmt.Sprintf("stack 3x-oauth: kube-auth-proxy cannot be built from the module mirror, so kube-rbac-proxy plays it "+
-			"as the ext_authz service (Deployment %s, envoy-oauth's ext_authz over TLS), in front of its %s container answering 200; "+
-			"it validates the opaque sha256~ token (the kube-apiserver's --token-auth-file) with a TokenReview and authorises it with a "+
-			"SubjectAccessReview, then the %s sidecar does both again. Caches (both proxies): %s. Their API clients run at %d QPS, burst %d, "+
-			"instead of client-go's 5/10, so that cache misses measure the API server",
+		out = append(out, fmt.Sprintf("stack 3x-oauth: authbench's kube-auth-proxy stand-in is the ext_authz service (Deployment %s, envoy-oauth's ext_authz over TLS), "+
+			"in front of its %s container answering 200; the %s sidecar then reviews and authorises the token again (kube-rbac-proxy, caches: %s; its API client at %d QPS, burst %d)",
 			stacks.KubeAuthProxyOAuth, stacks.AuthzOKOAuth, stacks.KubeRBACProxyOAuth, stacks.KubeRBACProxyCache,
 			stacks.KubeAPIQPS, stacks.KubeAPIBurst))
 	}
@@ -162,4 +159,16 @@ func setLogs(dir string, cs []lab.ComponentInfo) {
 			cs[i].Log = l
 		}
 	}
+}
+
+// standinNotes state what each stand-in does per request, with the lab's
+// what-ifs.
+func standinNotes(cfg lab.Config, comps []lab.ComponentInfo) []string {
+	var out []string
+	for _, c := range comps {
+		if b, ok := cfg.Standin(c.Name); ok {
+			out = append(out, c.Name+": "+b.Describe())
+		}
+	}
+	return out
 }

@@ -40,6 +40,7 @@ func (r *upRun) deployAndCheck(ctx context.Context, cl *cluster.Cluster, kc keyc
 	}
 	comps := components(r.cfg.Stacks, r.ports, r.refs, r.versions, cl.Ports.APIServer, kcURL)
 	for i := range comps {
+		comps[i].Standin = r.cfg.StandinRecord(comps[i].Name)
 		for _, l := range r.cfg.Limits {
 			if comps[i].Name == l.Component {
 				comps[i].Limit = l.String()
@@ -60,7 +61,7 @@ func (r *upRun) deployAndCheck(ctx context.Context, cl *cluster.Cluster, kc keyc
 	now := time.Now()
 	s := r.state
 	setLogs(r.dir, comps)
-	s.Components, s.Targets, s.Notes = comps, targets(r.cfg.Stacks, comps), notes(comps, r.cfg.Stacks)
+	s.Components, s.Targets, s.Notes = comps, targets(r.cfg.Stacks, comps), append(notes(comps, r.cfg.Stacks), standinNotes(r.cfg, comps)...)
 	r.recordPool(s)
 	s.Authz = r.cfg.Authz()
 	s.Prometheus = &lab.LabPrometheus{URL: prom, Settle: promSettle}
@@ -120,7 +121,8 @@ func (r *upRun) apply(ctx context.Context, c *deploy.Client, cl *cluster.Cluster
 	for _, st := range r.cfg.Stacks {
 		objs, err := deploy.Stack(ctx, c, deploy.StackOptions{Stack: st, Lab: overlay, OIDC: oidc, InstallCRDs: true,
 			Authz:  manifests.Authz{Timeout: r.cfg.AuthzTimeout, FailureMode: r.cfg.AuthzFailureMode},
-			NoWait: true, Serving: serving, Limits: stackLimits(r.cfg.Limits)})
+			NoWait: true, Serving: serving, Limits: stackLimits(r.cfg.Limits),
+			AuthzAPIQPS: r.cfg.AuthzAPIQPS, AuthzCache: r.cfg.AuthzCache})
 		if err != nil {
 			return nil, fmt.Errorf("deploying stack %s: %w", st, err)
 		}

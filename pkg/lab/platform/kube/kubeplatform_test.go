@@ -102,7 +102,7 @@ func TestComponents3xOAuth(t *testing.T) {
 		}
 	}
 	if ext := byName[stacks.KubeAuthProxyOAuth]; ext.Role != "ext-authz" || !strings.Contains(ext.Plays, "kube-auth-proxy") ||
-		!strings.Contains(ext.Plays, "cached") {
+		!strings.Contains(ext.Plays, "no cache") {
 		t.Errorf("the ext_authz component does not say what it plays and how it caches: %+v", ext)
 	}
 	ts := targets([]string{stacks.Stack3xOAuth}, cs)
@@ -114,7 +114,10 @@ func TestComponents3xOAuth(t *testing.T) {
 	if ts[0].Name != stacks.Target3xOAuth || ts[0].URL != "https://127.0.0.1:41004/echo" || !reflect.DeepEqual(layers, want) {
 		t.Errorf("target %+v, layers %v, want %s with layers %v", ts[0], layers, stacks.Target3xOAuth, want)
 	}
-	if n := strings.Join(notes(cs, []string{stacks.Stack3xOAuth}), "\n"); !strings.Contains(n, "kube-rbac-proxy plays it") {
+	// The stand-in replaced kube-rbac-proxy in the ext_authz role: the
+	// notes say so, and what it does per request.
+	n := strings.Join(append(notes(cs, []string{stacks.Stack3xOAuth}), standinNotes(lab.Config{}, cs)...), "\n")
+	if !strings.Contains(n, "kube-auth-proxy stand-in is the ext_authz") || !strings.Contains(n, "API client 5 QPS, burst 10") {
 		t.Errorf("notes do not say who plays kube-auth-proxy:\n%s", n)
 	}
 }
@@ -142,8 +145,11 @@ func TestComplete(t *testing.T) {
 		{"3x-oauth alone", lab.Config{Stacks: []string{"3x-oauth"}}, nil, ""},
 		{"3x-oauth's ext_authz by name", lab.Config{Stacks: []string{"3x-oauth"}, Limits: []lab.Limit{{Component: "kube-auth-proxy-oauth", MilliCPU: 200}}},
 			[]lab.Limit{{Component: "kube-auth-proxy-oauth", MilliCPU: 200}}, ""},
+		// The ext_authz service is authbench's kube-auth-proxy stand-in
+		// now, so kube-rbac-proxy is only the sidecar.
 		{"kube-rbac-proxy by program", lab.Config{Stacks: []string{"3x-oauth"}, Limits: []lab.Limit{{Component: "kube-rbac-proxy", MilliCPU: 300}}},
-			[]lab.Limit{{Component: "kube-auth-proxy-oauth", MilliCPU: 300}, {Component: "kube-rbac-proxy-oauth", MilliCPU: 300}}, ""},
+			[]lab.Limit{{Component: "kube-rbac-proxy-oauth", MilliCPU: 300}}, ""},
+		{"what-ifs validated", lab.Config{Stacks: []string{"3x-oauth"}, AuthzAPIQPS: -1}, nil, "--authz-api-qps"},
 		{"unknown stack", lab.Config{Stacks: []string{"4x"}}, nil, "unknown stack"},
 		{"token pool", lab.Config{TokenPool: 10}, nil, ""},
 		{"token pool too large", lab.Config{TokenPool: stacks.MaxTokenPool + 1}, nil, "--token-pool"},

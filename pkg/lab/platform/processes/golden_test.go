@@ -19,8 +19,9 @@ const goldenDir = "/LAB"
 // fakeTools makes tool lookups deterministic for golden files.
 func fakeTools(t *testing.T) {
 	t.Helper()
-	oldTool, oldVer := lookupTool, toolVersion
-	t.Cleanup(func() { lookupTool, toolVersion = oldTool, oldVer })
+	oldTool, oldVer, oldExe := lookupTool, toolVersion, standinExe
+	t.Cleanup(func() { lookupTool, toolVersion, standinExe = oldTool, oldVer, oldExe })
+	standinExe = func() (string, error) { return "/usr/local/bin/authbench", nil }
 	versions := map[string]string{"http-echo": toolcache.HTTPEchoVersion, "oauth2-proxy": toolcache.OAuth2ProxyVersion,
 		"kube-rbac-proxy": toolcache.KubeRBACProxyVersion, "kube-apiserver": toolcache.KubeAPIServerVersion,
 		"keycloak": toolcache.KeycloakVersion}

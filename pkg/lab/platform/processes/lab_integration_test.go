@@ -213,13 +213,15 @@ func TestNoToken(t *testing.T) {
 		want         int
 		details      string
 	}{
-		// kube-rbac-proxy finds no credentials: authentication fails, 401.
-		{"2x_gets_401_because_the_oauth_proxy_finds_no_bearer_token", stacks.Target2x, 401, ""},
+		// The oauth-proxy stand-in answers as openshift/oauth-proxy does:
+		// no bearer token and no cookie is a 403 with its login page.
+		{"2x_gets_403_because_the_oauth_proxy_finds_no_bearer_token", stacks.Target2x, 403, ""},
 		// oauth2-proxy has no session and --force-json-errors answers 401
 		// instead of a sign-in page; Envoy passes the denial's 401 on.
 		{"3x_gets_401_because_oauth2-proxy_as_ext_authz_needs_a_login", stacks.Target3x, 401, stacks.GatewayDetailsAuthzDenied},
-		// kube-auth-proxy (kube-rbac-proxy) finds no bearer token: 401.
-		{"3x-oauth_gets_401_because_kube-auth-proxy_finds_no_bearer_token", stacks.Target3xOAuth, 401, stacks.GatewayDetailsAuthzDenied},
+		// The kube-auth-proxy stand-in, as the real one, refuses a request
+		// without a bearer token with a 403; Envoy passes it on as a denial.
+		{"3x-oauth_gets_403_because_kube-auth-proxy_finds_no_bearer_token", stacks.Target3xOAuth, 403, stacks.GatewayDetailsAuthzDenied},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -237,9 +239,9 @@ func TestBobGets403BecauseHeHasNoRoleBinding(t *testing.T) {
 		// oauth2-proxy only authenticates: bob's 403 is kube-rbac-proxy's,
 		// through the route.
 		{stacks.Target3x, ""},
-		// kube-auth-proxy's own SubjectAccessReview denies bob: Envoy passes
-		// its 403 on as a denial, not an authz error.
-		{stacks.Target3xOAuth, stacks.GatewayDetailsAuthzDenied},
+		// The kube-auth-proxy stand-in, as the real one, only
+		// authenticates: bob's 403 is the kube-rbac-proxy-oauth sidecar's.
+		{stacks.Target3xOAuth, ""},
 	} {
 		t.Run(tc.target, func(t *testing.T) {
 			tg := target(t, tc.target)
@@ -250,7 +252,9 @@ func TestBobGets403BecauseHeHasNoRoleBinding(t *testing.T) {
 	}
 }
 
-func TestTamperedTokenGets401(t *testing.T) {
+// A tampered token fails authentication: 3x's oauth2-proxy answers 401;
+// 2x's oauth-proxy stand-in, as openshift/oauth-proxy, a 403 login page.
+func TestTamperedTokenRefused(t *testing.T) {
 	tamper := func(tok string) string {
 		last := tok[len(tok)-2]
 		repl := byte('A')
@@ -260,18 +264,22 @@ func TestTamperedTokenGets401(t *testing.T) {
 		return tok[:len(tok)-2] + string(repl) + tok[len(tok)-1:]
 	}
 	tests := []struct {
-		name, target, details string
+		name, target string
+		want         int
+		details      string
 	}{
-		{"2x_unknown_static_token_fails_TokenReview", stacks.Target2x, ""},
-		{"3x_JWT_with_a_broken_signature_fails_verification", stacks.Target3x, stacks.GatewayDetailsAuthzDenied},
-		{"3x-oauth_unknown_token_fails_kube-auth-proxy's_TokenReview", stacks.Target3xOAuth, stacks.GatewayDetailsAuthzDenied},
+		{"2x_unknown_static_token_fails_TokenReview", stacks.Target2x, 403, ""},
+		{"3x_JWT_with_a_broken_signature_fails_verification", stacks.Target3x, 401, stacks.GatewayDetailsAuthzDenied},
+		// The kube-auth-proxy stand-in refuses a token its TokenReview
+		// does not accept with a 403, which Envoy passes back as a denial.
+		{"3x-oauth_unknown_token_fails_kube-auth-proxy's_TokenReview", stacks.Target3xOAuth, 403, stacks.GatewayDetailsAuthzDenied},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tg := target(t, tt.target)
 			tok := tamper(userToken(t, tg.Stack, stacks.UserAlice))
-			if code, body, d := getDetails(t, tg.URL, tok); code != 401 || d != tt.details {
-				t.Errorf("GET %s with a tampered token: %d %q %s, want 401 %q", tg.URL, code, d, body, tt.details)
+			if code, body, d := getDetails(t, tg.URL, tok); code != tt.want || d != tt.details {
+				t.Errorf("GET %s with a tampered token: %d %q %s, want %d %q", tg.URL, code, d, body, tt.want, tt.details)
 			}
 		})
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/authbench/authbench/pkg/lab/standin"
 	"io"
 	"os"
 	"os/signal"
@@ -218,7 +219,7 @@ func (s *supervisor) plan() (*builder, []*spec, error) {
 			st.Components = append(st.Components, c)
 		}
 		st.Targets = stackTargets(s.cfg, specs)
-		st.Notes = labNotes(specs)
+		st.Notes = labNotes(s.cfg, specs)
 		st.Authz = s.cfg.Authz()
 		if s.cfg.TokenPool > 0 {
 			st.TokenPool = &lab.TokenPool{Users: s.cfg.TokenPool, File: secrets.TokenFile(stacks.TokenPoolFile),
@@ -233,7 +234,12 @@ func (s *supervisor) plan() (*builder, []*spec, error) {
 // ServeIfAsked runs the supervisor and exits when this process was started
 // as one (ServeEnv is set), and returns otherwise. A test binary calls it
 // first in TestMain so that it can be its own lab's supervisor.
+// A stand-in the supervisor started inherits ServeEnv, so its own
+// variable is looked at first: a test binary is then the stand-in too.
 func ServeIfAsked() {
+	if v := os.Getenv(standin.Env); v != "" {
+		runStandin(v)
+	}
 	dir := os.Getenv(ServeEnv)
 	if dir == "" {
 		return
@@ -243,6 +249,21 @@ func ServeIfAsked() {
 	stop()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "lab serve:", err)
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+// runStandin serves the stand-in configured by v and exits.
+func runStandin(v string) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	c, err := standin.Decode(v)
+	if err == nil {
+		err = standin.Run(ctx, c, os.Stderr)
+	}
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "lab standin:", err)
 		os.Exit(1)
 	}
 	os.Exit(0)

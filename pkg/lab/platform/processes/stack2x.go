@@ -71,9 +71,6 @@ func (b *builder) kubeconfig(name string) stacks.Kubeconfig {
 		User: name, TokenFile: b.secrets.TokenFile(name)}
 }
 
-// oauthProxy is kube-rbac-proxy playing openshift/oauth-proxy in 2x.
-func (b *builder) oauthProxy() (*spec, error) { return b.rbacProxy(stacks.OAuthProxy, stacks.Echo2x) }
-
 // haproxy plays the OpenShift router serving the 2x Route.
 func (b *builder) haproxy() (*spec, error) {
 	bin, err := lookupTool(stacks.ProgramHAProxy)

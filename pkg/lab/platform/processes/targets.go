@@ -30,8 +30,9 @@ func stackTargets(c lab.Config, specs []*spec) []lab.StackTarget {
 	return out
 }
 
-// labNotes say which real component plays which role, for status and reports.
-func labNotes(specs []*spec) []string {
+// labNotes say which real component plays which role, and what each
+// stand-in does per request, for status and reports.
+func labNotes(cfg lab.Config, specs []*spec) []string {
 	var notes []string
 	for _, sp := range specs {
 		if sp.Plays != "" {
@@ -39,15 +40,19 @@ func labNotes(specs []*spec) []string {
 		}
 	}
 	for _, sp := range specs {
+		if b, ok := cfg.Standin(sp.Name); ok {
+			notes = append(notes, sp.Name+": "+b.Describe())
+		}
 		switch sp.Name {
 		case stacks.HAProxy:
-			notes = append(notes, "stack 2x: HAProxy terminates the client's TLS and re-encrypts to the oauth proxy (kube-rbac-proxy serves TLS only); static bearer tokens from --token-auth-file play OpenShift OAuth tokens")
+			notes = append(notes, "stack 2x: HAProxy terminates the client's TLS and re-encrypts to the oauth-proxy stand-in (which serves TLS only); static bearer tokens from --token-auth-file play OpenShift OAuth tokens")
 		case stacks.Envoy, stacks.EnvoyOAuth:
 			notes = append(notes, stacks.GatewayNote(sp.Name))
 		case stacks.OAuth2Proxy:
 			notes = append(notes, "stack 3x: oauth2-proxy runs with --upstream=static://200 --skip-jwt-bearer-tokens --force-json-errors, verifying Keycloak JWTs locally against the realm's JWKS; kube-rbac-proxy then does TokenReview (the apiserver verifies the OIDC token) and SubjectAccessReview")
 		case stacks.KubeAuthProxyOAuth:
-			notes = append(notes, fmt.Sprintf("stack 3x-oauth: kube-auth-proxy cannot be built from the module mirror, so kube-rbac-proxy plays it as the ext_authz service (Envoy ext_authz over TLS), in front of %s answering 200; it validates the opaque sha256~ token with a TokenReview and authorises it with a SubjectAccessReview, then the %s sidecar does both again. Caches (both proxies): %s. Their API clients run at %d QPS, burst %d, instead of client-go's 5/10, so that cache misses measure the API server",
+			notes = append(notes, fmt.Sprintf("stack 3x-oauth: the kube-auth-proxy stand-in is the ext_authz service (Envoy ext_authz over TLS), in front of %s answering 200; "+
+				"the %s sidecar then reviews and authorises the token again (kube-rbac-proxy, caches: %s; its API client at %d QPS, burst %d)",
 				stacks.AuthzOKOAuth, stacks.KubeRBACProxyOAuth, stacks.KubeRBACProxyCache, stacks.KubeAPIQPS, stacks.KubeAPIBurst))
 		}
 	}
