@@ -41,6 +41,8 @@ func Components() []Component {
 		name, pkg string
 		args      []string
 	}{
+		// nginx is no lab component any more; tests use it as a TLS front door.
+		{"nginx", "nginx", []string{"-v"}},
 		{stacks.ProgramEtcd, "etcd-server", []string{"--version"}},
 		{"etcdctl", "etcd-client", []string{"version"}},
 		{"hey", "hey", nil},
