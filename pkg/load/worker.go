@@ -123,6 +123,7 @@ func (w *worker) record(intended, sent, end int64, status int, err error) {
 	if !open {
 		intended = sent
 	}
+	status, ans := splitAnswer(status)
 	ok := err == nil && status < 400
 	c, u := end-intended, end-sent
 
@@ -149,6 +150,9 @@ func (w *worker) record(intended, sent, end int64, status int, err error) {
 	w.mu.Unlock()
 
 	w.tot.add(open, intended, sent, end, status, err)
+	if ans != answerNone && err == nil {
+		w.tot.answers[ans]++
+	}
 }
 
 // micros converts a latency to the histograms' unit, clamped to their range.
