@@ -96,7 +96,7 @@ func (o *ladderOptions) run(cmd *cobra.Command, s streams) error {
 		if err != nil {
 			return err
 		}
-		lo.Monitor, lo.Lab, lo.Reviews = obs.Monitor, obs.Lab, obs.Reviews
+		lo.Monitor, lo.Lab, lo.Reviews, lo.Gateways = obs.Monitor, obs.Lab, obs.Reviews, obs.Gateways
 	}
 	out, err := ladder.Run(cmd.Context(), lo)
 	if out == nil || out.Ladder == nil {

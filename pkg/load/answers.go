@@ -74,4 +74,5 @@ func withAnswer(status int, a answer) int { return status | int(a)<<answerShift 
 func splitAnswer(packed int) (int, answer) {
 	return packed & (1<<answerShift - 1), answer(packed >> answerShift)
 }
+
 var gatewayDetailsLower = strings.ToLower(GatewayDetailsHeader)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -174,4 +175,20 @@ func counterDelta(after, before float64) int64 {
 		return int64(math.Round(after))
 	}
 	return int64(math.Round(after - before))
+}
+
+// GatewayReaders are the gateways a run can read, by the host:port of the
+// target URL they serve (a lab stack's outer URL).
+type GatewayReaders map[string]GatewayReader
+
+// For is the gateway in front of target URL u; nil when none is known.
+func (g GatewayReaders) For(u string) GatewayReader {
+	if len(g) == 0 {
+		return nil
+	}
+	p, err := url.Parse(u)
+	if err != nil {
+		return nil
+	}
+	return g[p.Host]
 }
