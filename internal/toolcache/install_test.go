@@ -92,11 +92,11 @@ func TestSelectSteps(t *testing.T) {
 		want    []string
 		wantErr string
 	}{
-		{"default leaves out chromium", Options{}, []string{"apt", "kube-apt", "http-echo", "oauth2-proxy", "hyperkube", "kube-rbac-proxy", "keycloak"}, ""},
-		{"optional adds chromium", Options{Optional: true}, []string{"apt", "chromium", "kube-apt", "http-echo", "oauth2-proxy", "hyperkube", "kube-rbac-proxy", "keycloak", "opensearch", "elasticsearch"}, ""},
+		{"default leaves out chromium", Options{}, []string{"apt", "kube-apt", "http-echo", "oauth2-proxy", "hyperkube", "kube-rbac-proxy", "keycloak", "envoy", "haproxy"}, ""},
+		{"optional adds chromium", Options{Optional: true}, []string{"apt", "chromium", "kube-apt", "http-echo", "oauth2-proxy", "hyperkube", "kube-rbac-proxy", "keycloak", "envoy", "haproxy", "opensearch", "elasticsearch"}, ""},
 		{"only keeps canonical order", Options{Only: []string{"keycloak", "http-echo"}}, []string{"http-echo", "keycloak"}, ""},
 		{"only may name an optional step", Options{Only: []string{"chromium"}}, []string{"chromium"}, ""},
-		{"unknown step", Options{Only: []string{"envoy"}}, nil, `unknown install step "envoy"`},
+		{"unknown step", Options{Only: []string{"traefik"}}, nil, `unknown install step "traefik"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -57,7 +57,7 @@ func TestVersionRE(t *testing.T) {
 
 func TestComponentsCoverToolsAndPackages(t *testing.T) {
 	names := componentNames()
-	for _, want := range []string{"nginx", "etcd", "etcdctl", "hey", "kube-apiserver", "oauth2-proxy", "keycloak"} {
+	for _, want := range []string{"nginx", "etcd", "etcdctl", "hey", "kube-apiserver", "oauth2-proxy", "keycloak", "envoy", "haproxy"} {
 		if !slices.Contains(names, want) {
 			t.Errorf("Components() lacks %s", want)
 		}

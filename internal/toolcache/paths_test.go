@@ -58,7 +58,8 @@ func TestToolPath(t *testing.T) {
 		{"keycloak", "keycloak", kc, ""},
 		{"missing tool names the fix", "kube-apiserver", "", "run `authbench lab install`"},
 		{"missing tool names the path", "oauth2-proxy", "", binPath(cache, "oauth2-proxy", OAuth2ProxyVersion)},
-		{"unknown", "envoy", "", `unknown lab program "envoy"`},
+		{"missing wheel names the path", "envoy", "", binPath(cache, "envoy", EnvoyVersion)},
+		{"unknown", "traefik", "", `unknown lab program "traefik"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

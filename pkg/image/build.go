@@ -37,7 +37,7 @@ func Program(ctx context.Context, src, dest string, dirs ...string) ([]File, err
 	return append(files, etcFiles()...), nil
 }
 
-// etcFiles are the users and groups nginx and Go's os/user look up.
+// etcFiles are the users and groups Go's os/user look up.
 func etcFiles() []File {
 	return []File{
 		{Path: "/etc/passwd", Data: []byte("root:x:0:0:root:/root:/sbin/nologin\nnobody:x:65534:65534:nobody:/nonexistent:/sbin/nologin\n")},

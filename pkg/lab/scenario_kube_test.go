@@ -22,14 +22,14 @@ func TestScenarioOfKubeLab(t *testing.T) {
 	s := &State{Dir: dir, CACert: certs.CA,
 		Prometheus: &LabPrometheus{URL: "http://127.0.0.1:9090", Settle: "13s"},
 		Components: []ComponentInfo{
-			{Name: stacks.Nginx, Stack: stacks.Stack3x, Role: "gateway", URL: "https://127.0.0.1:1/echo",
+			{Name: stacks.Envoy, Stack: stacks.Stack3x, Role: "gateway", URL: "https://127.0.0.1:1/echo",
 				Namespace: "authbench", Pod: "nginx-.*", Container: "nginx"},
 			{Name: stacks.OAuth2Proxy, Stack: stacks.Stack3x, Role: "ext-authz", URL: "http://127.0.0.1:2/echo",
 				Namespace: "authbench", Pod: "oauth2-proxy-.*", Container: "oauth2-proxy"},
 			{Name: stacks.Keycloak, Stack: stacks.Stack3x, Role: "oidc-provider", URL: "https://127.0.0.1:3/realms/authbench"},
 		},
 		Targets: []StackTarget{{Name: stacks.Target3x, Stack: stacks.Stack3x, URL: "https://127.0.0.1:1/echo",
-			Layers: []Rung{{Layer: stacks.Nginx, URL: "https://127.0.0.1:1/echo"}, {Layer: stacks.OAuth2Proxy, URL: "http://127.0.0.1:2/echo"}}}},
+			Layers: []Rung{{Layer: stacks.Envoy, URL: "https://127.0.0.1:1/echo"}, {Layer: stacks.OAuth2Proxy, URL: "http://127.0.0.1:2/echo"}}}},
 	}
 	b, err := ScenarioYAML(s)
 	if err != nil {
@@ -45,7 +45,7 @@ func TestScenarioOfKubeLab(t *testing.T) {
 	if len(p.Prometheus.Profile) != 0 {
 		t.Errorf("profile %v, want the default cAdvisor profile", p.Prometheus.Profile)
 	}
-	want := map[string]string{stacks.Nginx: "authbench/nginx-.*/nginx", stacks.OAuth2Proxy: "authbench/oauth2-proxy-.*/oauth2-proxy"}
+	want := map[string]string{stacks.Envoy: "authbench/nginx-.*/nginx", stacks.OAuth2Proxy: "authbench/oauth2-proxy-.*/oauth2-proxy"}
 	if len(p.Observe) != len(want) {
 		t.Fatalf("observe %+v, want %v", p.Observe, want)
 	}

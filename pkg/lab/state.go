@@ -69,6 +69,18 @@ type State struct {
 	// kubelet's cAdvisor), through which its scenario samples the pods.
 	// Empty on the processes platform.
 	Prometheus *LabPrometheus `json:"prometheus,omitempty"`
+	// Authz is the 3x gateways' ext_authz settings (absent without a 3x
+	// stack).
+	Authz *Authz `json:"authz,omitempty"`
+}
+
+// Authz is how the lab's gateways call their ext_authz service: the
+// call's timeout (a Go duration) and what a failed or timed-out call
+// gets (stacks.AuthzFailDeny: Envoy's 403; stacks.AuthzFailAllow: let
+// through).
+type Authz struct {
+	Timeout     string `json:"timeout"`
+	FailureMode string `json:"failure_mode"`
 }
 
 // LabPrometheus is how a lab's scenario reads its Prometheus.

@@ -14,7 +14,7 @@ func sampleState(dir string) *State {
 	return &State{
 		Dir: dir, Phase: PhaseReady, Supervisor: 42, Started: ready.Add(-9 * time.Second), ReadyAt: &ready,
 		Stacks: []string{stacks.Stack2x, stacks.Stack3x}, Cgroups: "v1", CACert: dir + "/certs/ca.crt",
-		Ports: map[string]int{stacks.HAProxy: 40001, stacks.Nginx: 40002},
+		Ports: map[string]int{stacks.HAProxy: 40001, stacks.Envoy: 40002},
 		Components: []ComponentInfo{
 			{Name: stacks.HAProxy, Stack: stacks.Stack2x, Role: "route", Program: "haproxy", Plays: "an OpenShift Route",
 				Version: "2.6.12", PID: 100, Cgroup: "/authbench/lab-1/haproxy", URL: "https://127.0.0.1:40001/echo", Status: StatusRunning},

@@ -31,6 +31,9 @@ func WriteStatus(w io.Writer, s *State) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	if a := s.Authz; a != nil {
+		fmt.Fprintf(w, "\next_authz (the 3x gateways): timeout %s, failure mode %s\n", a.Timeout, a.FailureMode)
+	}
 	for _, t := range s.Targets {
 		fmt.Fprintf(w, "\n%s (%s): %s\n", t.Name, stacks.Title(t.Stack), t.URL)
 		for _, l := range t.Layers {

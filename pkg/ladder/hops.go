@@ -17,13 +17,12 @@ import (
 // the lines can share a file with the gateway's other output.
 const HopMarker = "authbench-ladder"
 
-// NginxLogFormat is the nginx log_format the ladder reads; the location
-// proxying to the backend must also capture the auth subrequest's
-// upstream time with `auth_request_set $authz_rt $upstream_response_time;`
-// and `auth_request_set $authz_status $upstream_status;`. Times are
-// seconds at millisecond resolution.
-const NginxLogFormat = `log_format authbench_ladder 'authbench-ladder gw=nginx msec=$msec status=$status ` +
-	`rt=$request_time urt=$upstream_response_time authz_status=$authz_status authz_rt=$authz_rt';`
+// EnvoyLogFormat is the Envoy access log format the ladder reads (the
+// lab's gateways log it): the request's start in Unix milliseconds, and
+// in microseconds the whole request, the upstream, and the ext_authz
+// call (filter state kept with the ext_authz filter's
+// emit_filter_state_stats). See stacks.EnvoyHopLogFormat.
+const EnvoyLogFormat = stacks.EnvoyHopLogFormat
 
 // HAProxyLogFormat is the HAProxy log-format the ladder reads (with a log
 // target such as `log stdout format raw local0 info` in global and `log
@@ -32,17 +31,16 @@ const HAProxyLogFormat = `log-format "authbench-ladder gw=haproxy ms=%[date(0,ms
 
 // HopRecord is one request as the gateway logged it.
 type HopRecord struct {
-	Gateway string // stacks.ProgramNginx or stacks.ProgramHAProxy
+	Gateway string // stacks.ProgramEnvoy or stacks.ProgramHAProxy
 	At      time.Time
 	Status  int
 	// Ms holds each timer in milliseconds; a timer the request did not
-	// reach ("-" in nginx, -1 in HAProxy) is absent.
+	// reach ("-" in Envoy, -1 in HAProxy) is absent.
 	Ms map[string]float64
 }
 
 // ParseHopLine reads one line of the ladder log format; false for any
-// other line. nginx times are seconds (a list "0.001, 0.002" when several
-// upstreams were tried: summed), HAProxy's milliseconds.
+// other line. Envoy's times are microseconds, HAProxy's milliseconds.
 func ParseHopLine(line string) (HopRecord, bool) {
 	i := strings.Index(line, HopMarker+" ")
 	if i < 0 {
@@ -52,15 +50,15 @@ func ParseHopLine(line string) (HopRecord, bool) {
 	r := HopRecord{Gateway: kv["gw"], Ms: map[string]float64{}}
 	r.Status, _ = strconv.Atoi(kv["status"])
 	switch r.Gateway {
-	case stacks.ProgramNginx:
-		sec, err := strconv.ParseFloat(kv["msec"], 64)
+	case stacks.ProgramEnvoy:
+		ms, err := strconv.ParseInt(kv["ms"], 10, 64)
 		if err != nil {
 			return HopRecord{}, false
 		}
-		r.At = time.UnixMilli(int64(math.Round(sec * 1000)))
-		for _, k := range []string{"rt", "urt", "authz_rt"} {
-			if v, ok := sumSeconds(kv[k]); ok {
-				r.Ms[k] = v * 1000
+		r.At = time.UnixMilli(ms)
+		for k, name := range map[string]string{"rt_us": "rt", "urt_us": "urt", "authz_us": "authz"} {
+			if v, err := strconv.ParseFloat(kv[k], 64); err == nil && v >= 0 {
+				r.Ms[name] = v / 1000
 			}
 		}
 	case stacks.ProgramHAProxy:
@@ -80,36 +78,15 @@ func ParseHopLine(line string) (HopRecord, bool) {
 	return r, true
 }
 
-// splitFields reads space-separated key=value pairs; a value may contain
-// ", " (nginx's list of upstream times), which is rejoined.
+// splitFields reads space-separated key=value pairs.
 func splitFields(s string) map[string]string {
 	out := map[string]string{}
-	last := ""
 	for _, f := range strings.Fields(s) {
-		k, v, ok := strings.Cut(f, "=")
-		if !ok {
-			if last != "" {
-				out[last] += " " + f
-			}
-			continue
+		if k, v, ok := strings.Cut(f, "="); ok {
+			out[k] = v
 		}
-		out[k], last = v, k
 	}
 	return out
-}
-
-// sumSeconds adds nginx's per-upstream times ("0.001, 0.002" or with
-// " : " for internal redirects); false when none was measured.
-func sumSeconds(s string) (float64, bool) {
-	var sum float64
-	found := false
-	for _, part := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ':' || r == ' ' }) {
-		if v, err := strconv.ParseFloat(part, 64); err == nil {
-			sum += v
-			found = true
-		}
-	}
-	return sum, found
 }
 
 // ReadHopLog reads the ladder's lines from the gateway's log file, keeping

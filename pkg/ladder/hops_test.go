@@ -24,22 +24,22 @@ func TestParseHopLine(t *testing.T) {
 		ms     map[string]float64
 	}{
 		{
-			name: "nginx with the auth subrequest",
-			line: "authbench-ladder gw=nginx msec=1716200000.123 status=200 rt=0.004 urt=0.002 authz_status=200 authz_rt=0.001",
-			ok:   true, gw: "nginx", at: 1716200000123, status: 200,
-			ms: map[string]float64{"rt": 4, "urt": 2, "authz_rt": 1},
+			name: "envoy with the ext_authz call",
+			line: "authbench-ladder gw=envoy ms=1716200000123 status=200 rt_us=4000 urt_us=2000 authz_us=1250 details=via_upstream",
+			ok:   true, gw: "envoy", at: 1716200000123, status: 200,
+			ms: map[string]float64{"rt": 4, "urt": 2, "authz": 1.25},
 		},
 		{
-			name: "nginx tried two upstreams: times add",
-			line: "authbench-ladder gw=nginx msec=1716200000.500 status=200 rt=0.010 urt=0.003, 0.004 authz_status=200 authz_rt=0.002",
-			ok:   true, gw: "nginx", at: 1716200000500, status: 200,
-			ms: map[string]float64{"rt": 10, "urt": 7, "authz_rt": 2},
+			name: "envoy denied before the upstream: no upstream time",
+			line: "authbench-ladder gw=envoy ms=1716200001000 status=403 rt_us=1477 urt_us=- authz_us=965 details=ext_authz_error",
+			ok:   true, gw: "envoy", at: 1716200001000, status: 403,
+			ms: map[string]float64{"rt": 1.477, "authz": 0.965},
 		},
 		{
-			name: "nginx denied before the upstream: no urt",
-			line: "authbench-ladder gw=nginx msec=1716200001.000 status=401 rt=0.001 urt=- authz_status=401 authz_rt=0.001",
-			ok:   true, gw: "nginx", at: 1716200001000, status: 401,
-			ms: map[string]float64{"rt": 1, "authz_rt": 1},
+			name: "envoy without the ext_authz filter state",
+			line: "authbench-ladder gw=envoy ms=1716200001000 status=200 rt_us=900 urt_us=700 authz_us=- details=via_upstream",
+			ok:   true, gw: "envoy", at: 1716200001000, status: 200,
+			ms: map[string]float64{"rt": 0.9, "urt": 0.7},
 		},
 		{
 			name: "after a prefix (stderr of the supervisor)",
@@ -54,8 +54,8 @@ func TestParseHopLine(t *testing.T) {
 			ms: map[string]float64{"Ta": 5, "Tw": 0},
 		},
 		{name: "other line", line: `127.0.0.1 - - [20/May/2024] "GET /echo HTTP/1.1" 200`},
-		{name: "unknown gateway", line: "authbench-ladder gw=envoy msec=1.0 status=200"},
-		{name: "bad time", line: "authbench-ladder gw=nginx msec=x status=200 rt=0.001"},
+		{name: "unknown gateway", line: "authbench-ladder gw=nginx msec=1.0 status=200"},
+		{name: "bad time", line: "authbench-ladder gw=envoy ms=x status=200 rt_us=1"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -81,7 +81,7 @@ func TestParseHopLine(t *testing.T) {
 	}
 }
 
-// TestHopsBesideLadder writes an nginx log with lines inside and outside
+// TestHopsBesideLadder writes an Envoy log with lines inside and outside
 // the gateway's turns and checks what is read, how it is aggregated and
 // which ladder figure each timing is set beside.
 func TestHopsBesideLadder(t *testing.T) {
@@ -90,8 +90,8 @@ func TestHopsBesideLadder(t *testing.T) {
 	e2eTurn := window{base.Add(2 * time.Second), base.Add(3 * time.Second), 100}
 	var lines []string
 	line := func(at time.Time, status int, rt, urt, authz float64) {
-		lines = append(lines, fmt.Sprintf("authbench-ladder gw=nginx msec=%.3f status=%d rt=%.3f urt=%.3f authz_status=%d authz_rt=%.3f",
-			float64(at.UnixMilli())/1000, status, rt/1000, urt/1000, status, authz/1000))
+		lines = append(lines, fmt.Sprintf("authbench-ladder gw=envoy ms=%d status=%d rt_us=%.0f urt_us=%.0f authz_us=%.0f details=via_upstream",
+			at.UnixMilli(), status, rt*1000, urt*1000, authz*1000))
 	}
 	for i := range 100 { // in the gateway's turn: authz 1 ms (2 ms for the slowest 10)
 		authz := 1.0
@@ -110,14 +110,14 @@ func TestHopsBesideLadder(t *testing.T) {
 	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	l := &ladderRun{o: &Options{Gateway: &GatewayLog{Path: path, Gateway: "nginx", FlushWait: time.Millisecond}}, slots: []*slot{
+	l := &ladderRun{o: &Options{Gateway: &GatewayLog{Path: path, Gateway: "envoy", FlushWait: time.Millisecond}}, slots: []*slot{
 		{layer: "echo", url: "http://127.0.0.1:1/echo"},
 		{layer: "auth", url: "http://127.0.0.1:2/echo", extAuthz: true},
-		{layer: "nginx", url: "https://127.0.0.1:3/echo", windows: []window{gwTurn}},
+		{layer: "envoy", url: "https://127.0.0.1:3/echo", windows: []window{gwTurn}},
 		{layer: results.EndToEnd, url: "https://127.0.0.1:3/echo", windows: []window{e2eTurn}},
 	}}
 	lad := &results.Ladder{Layers: []results.LadderLayer{
-		{Name: "nginx", AddedMs: results.LadderQuantiles{P50: 1.5, P95: 2, P99: 3}},
+		{Name: "envoy", AddedMs: results.LadderQuantiles{P50: 1.5, P95: 2, P99: 3}},
 		{Name: "auth", AddedMs: results.LadderQuantiles{P50: 0.9, P95: 1.2, P99: 1.4}},
 	}}
 	l.hops(context.Background(), lad)
@@ -131,8 +131,11 @@ func TestHopsBesideLadder(t *testing.T) {
 	if authz.LadderMs.P95 != 1.2 || authz.LadderFigure != "added" {
 		t.Errorf("ext_authz hop beside %+v (%s), want auth's added figure", authz.LadderMs, authz.LadderFigure)
 	}
-	if own.Layer != "nginx" || math.Abs(own.Ms.P50-1) > 1e-9 || own.LadderMs.P50 != 1.5 {
-		t.Errorf("gateway's own time %+v, want 1 ms (5 - 3 - 1) beside nginx's 1.5 ms", own)
+	if authz.ResolutionMs != 0.001 {
+		t.Errorf("ext_authz hop resolution %v ms, want Envoy's microsecond", authz.ResolutionMs)
+	}
+	if own.Layer != "envoy" || math.Abs(own.Ms.P50-1) > 1e-9 || own.LadderMs.P50 != 1.5 {
+		t.Errorf("gateway's own time %+v, want 1 ms (5 - 3 - 1) beside envoy's 1.5 ms", own)
 	}
 }
 
@@ -140,7 +143,7 @@ func TestHopsMissing(t *testing.T) {
 	tests := []struct {
 		name, path, missing, want string
 	}{
-		{"declared missing", "", "the lab's nginx does not log the auth subrequest", "does not log the auth subrequest"},
+		{"declared missing", "", "the gateway does not log the auth subrequest", "does not log the auth subrequest"},
 		{"no file", "/nonexistent/access.log", "", "reading gateway log"},
 		{"no ladder line", "empty", "", `no "authbench-ladder" line`},
 	}
@@ -153,8 +156,8 @@ func TestHopsMissing(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			l := &ladderRun{o: &Options{Gateway: &GatewayLog{Path: path, Gateway: "nginx", Missing: tc.missing, FlushWait: time.Millisecond}},
-				slots: []*slot{{layer: "echo"}, {layer: "auth", extAuthz: true}, {layer: "nginx"}, {layer: results.EndToEnd}}}
+			l := &ladderRun{o: &Options{Gateway: &GatewayLog{Path: path, Gateway: "envoy", Missing: tc.missing, FlushWait: time.Millisecond}},
+				slots: []*slot{{layer: "echo"}, {layer: "auth", extAuthz: true}, {layer: "envoy"}, {layer: results.EndToEnd}}}
 			lad := &results.Ladder{}
 			l.hops(context.Background(), lad)
 			if len(lad.Hops) != 1 || !strings.Contains(lad.Hops[0].Missing, tc.want) || lad.Hops[0].Layer != "auth" {

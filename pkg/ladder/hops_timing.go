@@ -12,11 +12,11 @@ import (
 )
 
 // DefaultFlushWait is how long the ladder waits for the gateway to flush
-// a buffered access log (nginx's flush=1s) before reading it.
+// a buffered access log (Envoy's file_flush_interval, 1s) before reading it.
 const DefaultFlushWait = 1500 * time.Millisecond
 
 // GatewayLog says where the gateway logs per-request timings in the
-// ladder's format (NginxLogFormat, HAProxyLogFormat).
+// ladder's format (EnvoyLogFormat, HAProxyLogFormat).
 type GatewayLog struct {
 	// Path is the log file.
 	Path string
@@ -186,10 +186,10 @@ func (l *ladderRun) hopDefs(kind, gw string) []hopDef {
 			{"upstream response", l.innerLayer(gw), "HAProxy %Tr", "rung", field("Tr")},
 		}
 	}
-	defs := []hopDef{{"gateway's own time", gw, "nginx $request_time - $upstream_response_time - $authz_rt", "added", diff("rt", "urt", "authz_rt")}}
+	defs := []hopDef{{"gateway's own time", gw, "Envoy's request time - upstream time - ext_authz latency_us", "added", diff("rt", "urt", "authz")}}
 	if a := l.authLayer(); a != "" {
 		defs = append([]hopDef{{hopExtAuthz, a,
-			"nginx $upstream_response_time of the auth_request subrequest ($authz_rt)", "added", field("authz_rt")}}, defs...)
+			"Envoy's ext_authz filter state latency_us (the authz call, connection included)", "added", field("authz")}}, defs...)
 	}
 	return defs
 }
@@ -217,7 +217,7 @@ func diff(first string, minus ...string) func(HopRecord) (float64, bool) {
 // timing aggregates one hop over the successful requests and pairs it
 // with the ladder's figure for its layer.
 func timing(d hopDef, recs []HopRecord, path string, lad *results.Ladder) results.HopTiming {
-	h := results.HopTiming{Name: d.name, Layer: d.layer, Source: d.source, Log: path, ResolutionMs: 1, LadderFigure: d.figure}
+	h := results.HopTiming{Name: d.name, Layer: d.layer, Source: d.source, Log: path, ResolutionMs: resolutionMs(recs[0].Gateway), LadderFigure: d.figure}
 	var vs []float64
 	for _, r := range recs {
 		if r.Status >= 400 {
@@ -246,4 +246,13 @@ func timing(d hopDef, recs []HopRecord, path string, lad *results.Ladder) result
 		}
 	}
 	return h
+}
+
+// resolutionMs is a gateway log's resolution: Envoy's microseconds,
+// HAProxy's milliseconds.
+func resolutionMs(gateway string) float64 {
+	if gateway == stacks.ProgramEnvoy {
+		return 0.001
+	}
+	return 1
 }

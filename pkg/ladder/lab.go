@@ -13,10 +13,10 @@ import (
 	"github.com/authbench/authbench/pkg/stacks"
 )
 
-// NginxAccessLog is where the lab's nginx is expected to write the
+// EnvoyAccessLog is where the lab's 3x Envoy writes the
 // ladder's log format, relative to the lab directory; when it is absent
-// nginx's own log (its stderr) is searched for the format's lines.
-const NginxAccessLog = "logs/nginx-access.log"
+// the gateway's own log (the kube lab's pod log, where Envoy writes it) is searched.
+const EnvoyAccessLog = "logs/" + stacks.Envoy + "-access.log"
 
 // LabOptions prepares a ladder on one stack ("2x" or "3x") of the running
 // lab in dir (default lab.DefaultDir()) on one of platforms: the target, rungs, token and CA
@@ -67,7 +67,7 @@ func LabOptions(ctx context.Context, dir, stack string, platforms ...lab.Platfor
 	if len(t.Layers) > 0 {
 		if c, ok := st.Component(t.Layers[0]); ok {
 			o.Gateway = &GatewayLog{Path: c.Log, Gateway: c.Name}
-			if access := filepath.Join(abs, "logs", c.Name+"-access.log"); c.Program == stacks.ProgramNginx && exists(access) {
+			if access := filepath.Join(abs, "logs", c.Name+"-access.log"); c.Program == stacks.ProgramEnvoy && exists(access) {
 				o.Gateway.Path = access
 			}
 		}

@@ -195,7 +195,7 @@ func TestLadderLab(t *testing.T) {
 				auth.AddedMs.P95, auth.CIMs.P95[0], auth.CIMs.P95[1], before.AddedMs.P95, before.CIMs.P95[0], before.CIMs.P95[1])
 		}
 		for _, l := range limited.Layers {
-			if l.Name != stacks.OAuth2Proxy && l.Name != stacks.Nginx && l.AddedMs.P95 >= auth.AddedMs.P95 {
+			if l.Name != stacks.OAuth2Proxy && l.Name != stacks.Envoy && l.AddedMs.P95 >= auth.AddedMs.P95 {
 				t.Errorf("with the limit %s adds %.2f ms to the P95, oauth2-proxy %.2f ms: want oauth2-proxy the largest behind the gateway",
 					l.Name, l.AddedMs.P95, auth.AddedMs.P95)
 			}
@@ -221,8 +221,8 @@ func TestLadderLab(t *testing.T) {
 	})
 
 	t.Run("gateway log beside the ladder", func(t *testing.T) {
-		if _, err := os.Stat(filepath.Join(labDir, NginxAccessLog)); err != nil {
-			t.Skipf("the lab's nginx does not write %s yet (needs the %s log_format)", NginxAccessLog, "authbench_ladder")
+		if _, err := os.Stat(filepath.Join(labDir, EnvoyAccessLog)); err != nil {
+			t.Fatalf("the lab's Envoy does not write %s: %v", EnvoyAccessLog, err)
 		}
 		hop := func(l *results.Ladder) results.HopTiming {
 			for _, h := range l.Hops {
@@ -238,13 +238,13 @@ func TestLadderLab(t *testing.T) {
 				t.Fatalf("ext_authz hop not timed: %+v", h)
 			}
 		}
-		// Unthrottled, nginx's view and the ladder's agree within the
-		// log's millisecond and the hop to the service.
+		// Unthrottled, Envoy's view and the ladder's agree within the
+		// hop to the service (Envoy logs microseconds).
 		if h := freeHop; h.Ms.P50 > h.LadderMs.P50+2.5 || h.Ms.P50 < h.LadderMs.P50-1.5 {
-			t.Errorf("nginx times the ext_authz subrequest at P50 %.1f ms, the ladder's figure is %.2f ms", h.Ms.P50, h.LadderMs.P50)
+			t.Errorf("Envoy times the ext_authz call at P50 %.1f ms, the ladder's figure is %.2f ms", h.Ms.P50, h.LadderMs.P50)
 		}
 		if limitedHop.Ms.P95 <= freeHop.Ms.P95 {
-			t.Errorf("nginx times the subrequest at P95 %.0f ms with the limit, %.0f ms without: want it slower", limitedHop.Ms.P95, freeHop.Ms.P95)
+			t.Errorf("Envoy times the ext_authz call at P95 %.0f ms with the limit, %.0f ms without: want it slower", limitedHop.Ms.P95, freeHop.Ms.P95)
 		}
 	})
 }

@@ -42,7 +42,7 @@ const tokenLifespan = 20 * time.Second
 
 // labTools are the programs a lab with both stacks runs.
 var labTools = []string{"etcd", "kube-apiserver", "keycloak", "java", "http-echo", "kube-rbac-proxy",
-	"oauth2-proxy", "nginx", "haproxy"}
+	"oauth2-proxy", "envoy", "haproxy"}
 
 // One lab for the whole test binary.
 var (

@@ -7,7 +7,7 @@ type Component struct {
 	Stack string
 	Role  string
 	// Program is the real software; Plays what it stands in for, when it
-	// stands in for something (nginx plays Envoy).
+	// stands in for something (kube-rbac-proxy plays kube-auth-proxy).
 	Program string
 	Plays   string
 	// Scheme is its own entry point's scheme.
@@ -32,9 +32,10 @@ type Port struct {
 
 // Container ports on a user's cluster.
 const (
-	podPortEcho    = 5678
-	podPortTLS     = 8443
-	podPortDeny    = 8444
+	podPortEcho = 5678
+	podPortTLS  = 8443
+	// podPortAdmin is Envoy's admin port in Istio's gateways.
+	podPortAdmin   = 15000
 	podPortOAuth2  = 4180
 	podPortMetrics = 9100
 )
@@ -63,9 +64,11 @@ func rbacProxy(name, stack, role, backend string) Component {
 		Ports: []Port{{name, podPortTLS}}, Deployment: backend, Container: name}
 }
 
-func gateway(name, stack, deny, plays string) Component {
-	return Component{Name: name, Stack: stack, Role: RoleGateway, Program: ProgramNginx, Scheme: "https",
-		Plays: plays, Ports: []Port{{name, podPortTLS}, {deny, podPortDeny}},
+// gateway is Envoy as a Gateway API gateway: no stand-in, so Plays says
+// only what configures it.
+func gateway(name, stack, admin, plays string) Component {
+	return Component{Name: name, Stack: stack, Role: RoleGateway, Program: ProgramEnvoy, Scheme: "https",
+		Plays: plays, Ports: []Port{{name, podPortTLS}, {admin, podPortAdmin}},
 		Deployment: name, Container: name, RenderedFrom: "HTTPRoute"}
 }
 
@@ -87,7 +90,7 @@ var catalog = []Stack{
 		echo(Echo2x, Stack2x),
 	}},
 	{Name: Stack3x, Target: Target3x, Title: "3x, Gateway + kube-auth-proxy + kube-rbac-proxy", Components: []Component{
-		gateway(Nginx, Stack3x, PortNginxDeny, "Envoy (Gateway API gateway with HTTP ext_authz)"),
+		gateway(Envoy, Stack3x, PortEnvoyAdmin, "the Gateway API gateway (Envoy with HTTP ext_authz, configured as the OpenShift AI gateway's EnvoyFilter)"),
 		{Name: OAuth2Proxy, Stack: Stack3x, Role: RoleExtAuthz, Program: ProgramOAuth2Proxy, Scheme: "http",
 			Plays:      "kube-auth-proxy (its upstream; OIDC JWT verification as ext_authz)",
 			Ports:      []Port{{OAuth2Proxy, podPortOAuth2}, {PortOAuth2ProxyMetrics, podPortMetrics}},
@@ -97,7 +100,7 @@ var catalog = []Stack{
 	}},
 	{Name: Stack3xOAuth, Target: Target3xOAuth,
 		Title: "3x-oauth, Gateway + kube-auth-proxy (OpenShift OAuth tokens, TokenReview) + kube-rbac-proxy", Components: []Component{
-			gateway(NginxOAuth, Stack3xOAuth, PortNginxOAuthDeny, "Envoy (Gateway API gateway with HTTP ext_authz to kube-auth-proxy over TLS)"),
+			gateway(EnvoyOAuth, Stack3xOAuth, PortEnvoyOAuthAdmin, "the Gateway API gateway (Envoy with HTTP ext_authz to kube-auth-proxy over TLS, configured as the OpenShift AI gateway's EnvoyFilter)"),
 			func() Component {
 				c := rbacProxy(KubeAuthProxyOAuth, Stack3xOAuth, RoleExtAuthz, KubeAuthProxyOAuth)
 				c.Plays = kubeAuthProxyOAuthPlays

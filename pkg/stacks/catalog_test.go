@@ -42,7 +42,7 @@ func TestCatalogComplete(t *testing.T) {
 }
 
 // A gateway's ext_authz service and route backend are found by role, and
-// it has a deny port besides its own.
+// it has an admin port besides its own, which EnvoyAdminPort names.
 func TestGatewaysFindTheirPeers(t *testing.T) {
 	for _, name := range []string{Stack3x, Stack3xOAuth} {
 		st, _ := Get(name)
@@ -52,10 +52,13 @@ func TestGatewaysFindTheirPeers(t *testing.T) {
 		if !ok1 || !ok2 || gw.Role != RoleGateway || len(gw.Ports) != 2 || ext.Name == backend.Name {
 			t.Errorf("stack %s: gateway %+v, ext_authz %s, backend %s", name, gw, ext.Name, backend.Name)
 		}
+		if a := EnvoyAdminPort(gw.Name); a == "" || a != gw.Ports[1].Name {
+			t.Errorf("stack %s: admin port %q, want %q", name, a, gw.Ports[1].Name)
+		}
 	}
 	for _, tc := range []struct{ stack, layers string }{
 		{Stack2x, "haproxy oauth-proxy http-echo-2x"},
-		{Stack3xOAuth, "nginx-oauth kube-auth-proxy-oauth kube-rbac-proxy-oauth http-echo-3x-oauth"},
+		{Stack3xOAuth, "envoy-oauth kube-auth-proxy-oauth kube-rbac-proxy-oauth http-echo-3x-oauth"},
 	} {
 		st, _ := Get(tc.stack)
 		if got := strings.Join(st.Layers(), " "); got != tc.layers {
@@ -93,7 +96,7 @@ func TestRenderWrongParameters(t *testing.T) {
 	if _, err := Render(ConfigGateway, Router{}); err == nil || !strings.Contains(err.Error(), ConfigGateway) {
 		t.Errorf("gateway from a router's parameters: %v", err)
 	}
-	if _, err := Render("envoy.yaml", Gateway{}); err == nil {
+	if _, err := Render("nginx.conf", Gateway{}); err == nil {
 		t.Error("an unknown config rendered")
 	}
 }

@@ -5,13 +5,13 @@
 //	  haproxy (an OpenShift Route) -> oauth-proxy (kube-rbac-proxy playing
 //	  openshift/oauth-proxy: TokenReview + SAR) -> http-echo-2x
 //	3x "Gateway + kube-auth-proxy + kube-rbac-proxy":
-//	  nginx (standing in for Envoy, HTTP ext_authz via auth_request)
+//	  envoy (the Gateway API gateway, HTTP ext_authz)
 //	  -> oauth2-proxy (playing kube-auth-proxy, as ext_authz) ;
-//	  nginx -> kube-rbac-proxy (TokenReview + SAR) -> http-echo-3x
+//	  envoy -> kube-rbac-proxy (TokenReview + SAR) -> http-echo-3x
 //	3x-oauth "Gateway + kube-auth-proxy (OpenShift OAuth) + kube-rbac-proxy":
-//	  nginx-oauth (auth_request over TLS) -> kube-auth-proxy-oauth
+//	  envoy-oauth (ext_authz over TLS) -> kube-auth-proxy-oauth
 //	  (kube-rbac-proxy playing kube-auth-proxy as ext_authz: TokenReview +
-//	  SAR, in front of authz-ok-oauth answering 200) ; nginx-oauth ->
+//	  SAR, in front of authz-ok-oauth answering 200) ; envoy-oauth ->
 //	  kube-rbac-proxy-oauth -> http-echo-3x-oauth
 //	shared: etcd, kube-apiserver (RBAC, static tokens playing OpenShift
 //	  OAuth tokens, OIDC from Keycloak), Keycloak (3x's identity provider)

@@ -30,7 +30,7 @@ const (
 	ProgramHTTPEcho      = "http-echo"
 	ProgramKubeRBACProxy = "kube-rbac-proxy"
 	ProgramOAuth2Proxy   = "oauth2-proxy"
-	ProgramNginx         = "nginx"
+	ProgramEnvoy         = "envoy"
 	ProgramHAProxy       = "haproxy"
 )
 
@@ -48,11 +48,12 @@ const (
 	Echo3x        = "http-echo-3x"
 	KubeRBACProxy = ProgramKubeRBACProxy
 	OAuth2Proxy   = ProgramOAuth2Proxy
-	Nginx         = ProgramNginx
+	// Envoy is stack 3x's Gateway API gateway.
+	Envoy = ProgramEnvoy
 
 	// Stack 3x-oauth's components; names distinct from 3x's so that both
 	// stacks run side by side and --limit can tell them apart.
-	NginxOAuth         = "nginx-oauth"
+	EnvoyOAuth         = "envoy-oauth"
 	KubeAuthProxyOAuth = "kube-auth-proxy-oauth"
 	AuthzOKOAuth       = "authz-ok-oauth"
 	KubeRBACProxyOAuth = "kube-rbac-proxy-oauth"
@@ -67,11 +68,24 @@ const (
 	// oauth2-proxy serves /metrics, its Go process metrics among them
 	// (what a Prometheus sampler with observe.ProcessProfile reads).
 	PortOAuth2ProxyMetrics = OAuth2Proxy + "-metrics"
-	// PortNginxDeny and PortNginxOAuthDeny are where a gateway turns a
-	// non-200 2xx from the ext_authz service into a 403, as Envoy does.
-	PortNginxDeny      = Nginx + "-deny"
-	PortNginxOAuthDeny = NginxOAuth + "-deny"
+	// PortEnvoyAdmin and PortEnvoyOAuthAdmin name, in the lab state's
+	// ports, where each gateway's Envoy serves its admin interface
+	// (/stats/prometheus) on 127.0.0.1; EnvoyAdminPort finds it by gateway.
+	PortEnvoyAdmin      = Envoy + adminSuffix
+	PortEnvoyOAuthAdmin = EnvoyOAuth + adminSuffix
 )
+
+const adminSuffix = "-admin"
+
+// EnvoyAdminPort names the port of a gateway's admin interface ("" when
+// the component is no Envoy).
+func EnvoyAdminPort(component string) string {
+	c, ok := Lookup(component)
+	if !ok || c.Program != ProgramEnvoy {
+		return ""
+	}
+	return component + adminSuffix
+}
 
 // Roles: what a component does in the architecture.
 const (

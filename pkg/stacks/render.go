@@ -5,7 +5,9 @@ import (
 	"embed"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"text/template"
+	"time"
 )
 
 //go:embed templates/*.tmpl
@@ -19,7 +21,7 @@ var templates = template.Must(template.New("").Option("missingkey=error").ParseF
 // every platform from its parameters.
 const (
 	ConfigRouter      = "haproxy.cfg"
-	ConfigGateway     = "nginx.conf"
+	ConfigGateway     = "envoy.yaml"
 	ConfigRBACProxy   = "kube-rbac-proxy.yaml"
 	ConfigKubeconfig  = "kubeconfig"
 	ConfigAuditPolicy = "audit-policy.yaml"
@@ -46,22 +48,40 @@ type Router struct {
 	TLS                     TLSFiles
 }
 
-// Gateway is nginx playing the Envoy gateway of a 3x stack: the HTTPRoute
-// to Backend (the kube-rbac-proxy sidecar) behind HTTP ext_authz to
-// ExtAuthz (over TLS when ExtAuthzTLS).
+// Gateway is Envoy as a 3x stack's Gateway API gateway: the HTTPRoute to
+// Backend (the kube-rbac-proxy sidecar, over TLS) behind HTTP ext_authz to
+// ExtAuthz (over TLS when ExtAuthzTLS), its admin interface on Admin.
 type Gateway struct {
 	Name, Stack string
 	// Route ("NAMESPACE/NAME") is the HTTPRoute it is rendered from, if any.
 	Route      string
 	PathPrefix string
-	// Listen is its TLS address; Deny where it turns a non-200 2xx of the
-	// ext_authz service into a 403.
-	Listen, Deny, ExtAuthz, Backend string
-	ExtAuthzTLS                     bool
-	TLS                             TLSFiles
-	// PIDFile, TempDir and AccessLog are where nginx writes.
-	PIDFile, TempDir, AccessLog string
+	// Listen is its TLS address; Admin its admin interface (always on
+	// 127.0.0.1: only the port is used).
+	Listen, Admin, ExtAuthz, Backend Endpoint
+	ExtAuthzTLS                      bool
+	// Timeout and FailureMode are the ext_authz call's (validated).
+	Timeout     time.Duration
+	FailureMode AuthzFailureMode
+	TLS         TLSFiles
+	// AccessLog is where Envoy writes the ladder's lines.
+	AccessLog string
 }
+
+// AuthzTimeout is the ext_authz timeout as Envoy's duration ("0.2s").
+func (g Gateway) AuthzTimeout() string {
+	return strconv.FormatFloat(g.Timeout.Seconds(), 'f', -1, 64) + "s"
+}
+
+// FailureModeAllow is Envoy's failure_mode_allow.
+func (g Gateway) FailureModeAllow() bool { return g.FailureMode == AuthzFailAllow }
+
+// The names the template uses from this package's constants.
+func (Gateway) StatPrefix() string      { return EnvoyStatPrefix }
+func (Gateway) ExtAuthzCluster() string { return EnvoyClusterExtAuthz }
+func (Gateway) BackendCluster() string  { return EnvoyClusterBackend }
+func (Gateway) DetailsHeader() string   { return GatewayDetailsHeader }
+func (Gateway) LogFormat() string       { return EnvoyHopLogFormat }
 
 // RBACProxyAuthz is kube-rbac-proxy's authorization config: a
 // SubjectAccessReview for "VERB services/proxy EchoService" in Namespace.

@@ -38,7 +38,7 @@ func TestClusterRunsPodsAndLeavesHostClean(t *testing.T) {
 	}
 	ctx := context.Background()
 	var imgs []string
-	for _, n := range []string{"pause", "http-echo", "kube-rbac-proxy", "haproxy", "prometheus", "oauth2-proxy", "nginx"} {
+	for _, n := range []string{"pause", "http-echo", "kube-rbac-proxy", "haproxy", "prometheus", "oauth2-proxy", "envoy"} {
 		img, _, err := image.Build(ctx, n, image.Options{})
 		if err != nil {
 			t.Fatalf("building image %s: %v", n, err)

@@ -70,7 +70,7 @@ func checkStack3x(t *testing.T, c *Cluster) {
 	}
 	t.Logf("3x deployed and available in %s", time.Since(start))
 	client := stackClient(t, cl)
-	url := fmt.Sprintf("https://127.0.0.1:%d/echo", lab.Ports[stacks.Nginx])
+	url := fmt.Sprintf("https://127.0.0.1:%d/echo", lab.Ports[stacks.Envoy])
 	for _, tc := range []struct {
 		who  string
 		want int

@@ -63,7 +63,7 @@ func TestDeleteStack(t *testing.T) {
 	}{
 		{stacks.Stack3x, []string{"/apis/apps/v1/namespaces/ns/deployments/oauth2-proxy", "/apis/gateway.networking.k8s.io/v1/namespaces/ns/httproutes/http-echo-3x"}},
 		{stacks.Stack3xOAuth, []string{"/apis/apps/v1/namespaces/ns/deployments/kube-auth-proxy-oauth",
-			"/apis/apps/v1/namespaces/ns/deployments/nginx-oauth", "/api/v1/namespaces/ns/serviceaccounts/kube-rbac-proxy-oauth",
+			"/apis/apps/v1/namespaces/ns/deployments/envoy-oauth", "/api/v1/namespaces/ns/serviceaccounts/kube-rbac-proxy-oauth",
 			"/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/authbench-kube-auth-proxy-oauth-ns-auth-delegator"}},
 		{stacks.Stack2x, []string{"/apis/route.openshift.io/v1/namespaces/ns/routes/http-echo-2x"}},
 	} {

@@ -19,7 +19,7 @@ func TestSetLimits(t *testing.T) {
 	if err := setLimits(objs, stacks.OAuthProxy, map[string]string{"cpu": "50m"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := setLimits(objs, "envoy", map[string]string{"cpu": "50m"}); err == nil {
+	if err := setLimits(objs, "nginx", map[string]string{"cpu": "50m"}); err == nil {
 		t.Error("a limit on an unknown component was accepted")
 	}
 	got := map[string]any{}

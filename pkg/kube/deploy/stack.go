@@ -17,6 +17,9 @@ type StackOptions struct {
 	Registry  string         // image registry prefix; default image.DefaultRegistry
 	Lab       *manifests.Lab
 	OIDC      manifests.OIDC // the 3x stack's identity provider (3x only)
+	// Authz is the 3x gateway's ext_authz settings; default the OpenShift
+	// AI gateway's.
+	Authz manifests.Authz
 	// InstallCRDs applies the minimal Route and HTTPRoute CRDs first (the
 	// lab cluster); never on a cluster that has the real ones.
 	InstallCRDs bool
@@ -41,8 +44,8 @@ func (o StackOptions) namespace() plan.Namespace {
 // stack's objects, CRDs first when asked for.
 func Objects(ctx context.Context, c *Client, o StackOptions) ([]manifests.Object, error) {
 	ns := o.namespace()
-	mo := manifests.Options{Stack: o.Stack, Namespace: ns.String(), Lab: o.Lab, OIDC: o.OIDC, Images: map[string]string{}}
-	for _, n := range []string{stacks.ProgramHTTPEcho, stacks.ProgramKubeRBACProxy, stacks.ProgramOAuth2Proxy, stacks.ProgramNginx, stacks.ProgramHAProxy} {
+	mo := manifests.Options{Stack: o.Stack, Namespace: ns.String(), Lab: o.Lab, OIDC: o.OIDC, Authz: o.Authz, Images: map[string]string{}}
+	for _, n := range []string{stacks.ProgramHTTPEcho, stacks.ProgramKubeRBACProxy, stacks.ProgramOAuth2Proxy, stacks.ProgramEnvoy, stacks.ProgramHAProxy} {
 		ref, err := image.Ref(ctx, n, image.Options{Registry: o.Registry})
 		if err != nil {
 			return nil, err

@@ -53,8 +53,8 @@ func newServingTLS(ns string) (manifests.TLS, error) {
 		return manifests.TLS{}, err
 	}
 	names := []string{"localhost"}
-	for _, s := range []string{stacks.Echo2x, stacks.Echo3x, stacks.HAProxy, stacks.Nginx, stacks.OAuth2Proxy,
-		stacks.Echo3xOAuth, stacks.KubeAuthProxyOAuth, stacks.NginxOAuth} {
+	for _, s := range []string{stacks.Echo2x, stacks.Echo3x, stacks.HAProxy, stacks.Envoy, stacks.OAuth2Proxy,
+		stacks.Echo3xOAuth, stacks.KubeAuthProxyOAuth, stacks.EnvoyOAuth} {
 		names = append(names, s+"."+ns+".svc", s+"."+ns+".svc.cluster.local")
 	}
 	leaf := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "localhost"},

@@ -1,7 +1,7 @@
 // Package manifests builds the Kubernetes objects of the lab's two stacks (the
 // migration reports' demo-echo-2x.yaml and its 3x sibling): Deployments,
 // Services, ServiceAccounts and RBAC, an OpenShift Route (2x) or a Gateway API
-// HTTPRoute (3x), and the ConfigMaps of the HAProxy and nginx Deployments that
+// HTTPRoute (3x), and the ConfigMaps of the HAProxy and Envoy Deployments that
 // play the router and the gateway, rendered from those Route and HTTPRoute
 // objects.
 //

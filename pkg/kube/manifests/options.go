@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/authbench/authbench/pkg/stacks"
 )
@@ -13,11 +14,30 @@ type Options struct {
 	Stack     string // stacks.Stack2x, stacks.Stack3x or stacks.Stack3xOAuth (required)
 	Namespace string // default DefaultNamespace
 	// Images maps an image name (http-echo, kube-rbac-proxy, oauth2-proxy,
-	// nginx, haproxy) to its reference (required for each the stack uses).
+	// envoy, haproxy) to its reference (required for each the stack uses).
 	Images  map[string]string
 	Lab     *Lab // the lab overlay; nil on a user's cluster
 	Serving TLS  // the certificate of every TLS listener (required)
 	OIDC    OIDC // the 3x stack's identity provider (required for 3x)
+	// Authz is the 3x gateway's ext_authz settings (a lab's validated
+	// ones). Default: the OpenShift AI gateway's (5s, deny).
+	Authz Authz
+}
+
+// Authz is how the gateway calls its ext_authz service.
+type Authz struct {
+	Timeout     time.Duration           // default stacks.DefaultAuthzTimeout
+	FailureMode stacks.AuthzFailureMode // default stacks.DefaultAuthzFailureMode
+}
+
+func (a Authz) withDefaults() Authz {
+	if a.Timeout == 0 {
+		a.Timeout = stacks.DefaultAuthzTimeout
+	}
+	if a.FailureMode == "" {
+		a.FailureMode = stacks.DefaultAuthzFailureMode
+	}
+	return a
 }
 
 // Lab is the lab overlay: hostNetwork pods on 127.0.0.1 ports, images
@@ -64,12 +84,26 @@ func (o Options) validate() error {
 	if o.Stack == stacks.Stack3x && (o.OIDC.IssuerURL == "" || o.OIDC.ClientID == "") {
 		return errors.New("manifests: the 3x stack needs Options.OIDC (issuer URL and client ID)")
 	}
+	if err := o.checkAuthz(); err != nil {
+		return err
+	}
 	if o.Lab != nil {
 		for _, n := range stacks.PortNames(o.Stack) {
 			if o.Lab.Ports[n] == 0 {
 				return fmt.Errorf("manifests: lab overlay lacks a port for %s", n)
 			}
 		}
+	}
+	return nil
+}
+
+func (o Options) checkAuthz() error {
+	a := o.Authz.withDefaults()
+	if err := stacks.CheckAuthzTimeout(a.Timeout); err != nil {
+		return fmt.Errorf("manifests: %w", err)
+	}
+	if _, err := stacks.ParseAuthzFailureMode(string(a.FailureMode)); err != nil {
+		return fmt.Errorf("manifests: %w", err)
 	}
 	return nil
 }

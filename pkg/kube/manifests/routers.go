@@ -29,10 +29,10 @@ func (o Options) routerConfig(route Object) Object {
 	return o.configMap(stacks.HAProxy, stacks.ConfigRouter, stacks.ConfigRouter, r)
 }
 
-// gatewayConfig renders nginx's config for gateway name from the
+// gatewayConfig renders Envoy's config for gateway name from the
 // HTTPRoute object hr: its first rule's path prefix and backendRef, and
 // HTTP ext_authz to the stack's ext_authz Service (over TLS when that
-// serves TLS).
+// serves TLS) with the options' timeout and failure mode.
 func (o Options) gatewayConfig(name string, hr Object) Object {
 	rule := hr["spec"].(Object)["rules"].([]Object)[0]
 	ref := rule["backendRefs"].([]Object)[0]
@@ -44,18 +44,22 @@ func (o Options) gatewayConfig(name string, hr Object) Object {
 	c, _ := stacks.Lookup(name)
 	st, _ := stacks.Get(c.Stack)
 	ext, _ := st.ByRole(stacks.RoleExtAuthz)
+	a := o.Authz.withDefaults()
 	gw := stacks.Gateway{Name: name, Stack: c.Stack, Route: o.namespace() + "/" + Name(hr),
 		PathPrefix: str(rule["matches"].([]Object)[0]["path"].(Object)["value"]),
-		Listen:     o.listen(name), Deny: fmt.Sprintf("127.0.0.1:%d", o.port(c.Ports[1].Name)), Backend: server,
-		ExtAuthz: o.peer(ext.Name, ext.Name, false), ExtAuthzTLS: ext.Scheme == "https", TLS: mountedTLS,
-		PIDFile: "/tmp/nginx.pid", TempDir: "/tmp", AccessLog: "/dev/stdout"}
+		Listen:     stacks.MustEndpoint(o.listen(name)),
+		// The admin interface stays on the pod's (or the host's) loopback.
+		Admin:    stacks.Endpoint{Host: stacks.Loopback, Port: o.port(stacks.EnvoyAdminPort(name))},
+		Backend:  stacks.MustEndpoint(server),
+		ExtAuthz: stacks.MustEndpoint(o.peer(ext.Name, ext.Name, false)), ExtAuthzTLS: ext.Scheme == "https",
+		Timeout: a.Timeout, FailureMode: a.FailureMode, TLS: mountedTLS, AccessLog: "/dev/stdout"}
 	return o.configMap(name, stacks.ConfigGateway, stacks.ConfigGateway, gw)
 }
 
 // gatewayObjects are the gateway's ConfigMap (rendered from hr),
 // Deployment and Service.
 func (o Options) gatewayObjects(name string, hr Object) []Object {
-	c := o.container(name, stacks.ProgramNginx, []string{"-e", "stderr", "-c", "/etc/authbench/gateway/" + stacks.ConfigGateway},
+	c := o.container(name, stacks.ProgramEnvoy, append([]string{"-c", "/etc/authbench/gateway/" + stacks.ConfigGateway}, stacks.EnvoyArgs...),
 		mount("gateway", "/etc/authbench/gateway"), mount("tls", tlsDir))
 	return []Object{o.gatewayConfig(name, hr),
 		o.deployment(name, "", []Object{o.ready(c, name)}, configVolume("gateway", name), secretVolume("tls", ServingSecret)),

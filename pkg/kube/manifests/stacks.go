@@ -85,26 +85,26 @@ func (o Options) stack2x() []Object {
 }
 
 // stack3x: http-echo with kube-rbac-proxy, oauth2-proxy playing
-// kube-auth-proxy (ext_authz), the HTTPRoute, and nginx playing Envoy.
+// kube-auth-proxy (ext_authz), the HTTPRoute, and Envoy, the gateway.
 func (o Options) stack3x() []Object {
 	objs := o.echoWithProxy(stacks.Echo3x, stacks.KubeRBACProxy)
 	objs = append(objs, o.oauth2Proxy()...)
 	hr := o.httpRoute(stacks.Echo3x, stacks.KubeRBACProxy)
-	return append(append(objs, hr), o.gatewayObjects(stacks.Nginx, hr)...)
+	return append(append(objs, hr), o.gatewayObjects(stacks.Envoy, hr)...)
 }
 
 // stack3xOAuth: http-echo with its kube-rbac-proxy sidecar; the ext_authz
 // service, kube-rbac-proxy playing kube-auth-proxy in OpenShift OAuth mode
 // (TokenReview + SubjectAccessReview of the opaque token) in front of
 // authz-ok-oauth answering 200 (kube-auth-proxy's
-// --upstream=static://200); the HTTPRoute; and nginx playing Envoy, whose
+// --upstream=static://200); the HTTPRoute; and Envoy, the gateway, whose
 // ext_authz call goes over TLS.
 func (o Options) stack3xOAuth() []Object {
 	objs := o.echoWithProxy(stacks.Echo3xOAuth, stacks.KubeRBACProxyOAuth)
 	objs = append(objs, o.proxied(stacks.KubeAuthProxyOAuth, stacks.KubeAuthProxyOAuth, stacks.AuthzOKOAuth,
 		o.textServer(stacks.AuthzOKOAuth, stacks.AuthzOKOAuth, stacks.AuthzOKText))...)
 	hr := o.httpRoute(stacks.Echo3xOAuth, stacks.KubeRBACProxyOAuth)
-	return append(append(objs, hr), o.gatewayObjects(stacks.NginxOAuth, hr)...)
+	return append(append(objs, hr), o.gatewayObjects(stacks.EnvoyOAuth, hr)...)
 }
 
 func (o Options) oauth2Proxy() []Object {
@@ -113,7 +113,7 @@ func (o Options) oauth2Proxy() []Object {
 	args := append([]string{"--http-address=" + o.listen(stacks.OAuth2Proxy), "--metrics-address=" + o.listen(stacks.PortOAuth2ProxyMetrics),
 		"--provider=oidc", "--oidc-issuer-url=" + o.OIDC.IssuerURL, "--client-id=" + o.OIDC.ClientID,
 		"--client-secret-file=/etc/authbench/oidc/client-secret",
-		"--redirect-url=https://" + o.peer(stacks.Nginx, stacks.Nginx, false) + "/oauth2/callback"},
+		"--redirect-url=https://" + o.peer(stacks.Envoy, stacks.Envoy, false) + "/oauth2/callback"},
 		stacks.OAuth2ProxyArgs...)
 	if len(o.OIDC.CA) > 0 {
 		args = append(args, "--provider-ca-file=/etc/authbench/oidc/ca.crt")

@@ -30,7 +30,7 @@ const oidcLifespan = 20 * time.Second
 // Secret and are in no object, log or file.
 func (e *env) oidcRefresh(t *testing.T) {
 	testenv.NeedTools(t, toolcache.ToolPath, "`make lab` installs it",
-		"keycloak", "java", "oauth2-proxy", "nginx", "kube-rbac-proxy", "etcd", "kube-apiserver")
+		"keycloak", "java", "oauth2-proxy", "envoy", "kube-rbac-proxy", "etcd", "kube-apiserver")
 	// A lasting dir keeps Keycloak's database from one test run to the
 	// next (its schema takes a minute to create on 2 cores).
 	dir := filepath.Join(toolcache.CacheDir(), "lab-pods-integration")

@@ -127,7 +127,7 @@ func TestOAuthAgainstOIDC(t *testing.T) {
 	// the ladder charges that difference to the gateway (its notes say
 	// so). The gateway's own log tells the two apart: its timing of the
 	// ext_authz call must exceed its own work.
-	gw := findLayer(lo.Ladder, stacks.NginxOAuth)
+	gw := findLayer(lo.Ladder, stacks.EnvoyOAuth)
 	// On a busy host the bootstrap interval widens past zero with the
 	// host's stalls (seen at load average 15: [-14, 10.5] ms around +5.2 ms),
 	// so there only the estimate's sign is required.

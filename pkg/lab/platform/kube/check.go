@@ -31,7 +31,7 @@ func (r *upRun) checkStacks(ctx context.Context, hc *http.Client, cl *cluster.Cl
 	}
 	// Alice's static token: the whole chain of 2x, and of 3x-oauth (both
 	// proxies' reviews).
-	for _, gw := range []struct{ stack, comp string }{{stacks.Stack2x, stacks.HAProxy}, {stacks.Stack3xOAuth, stacks.NginxOAuth}} {
+	for _, gw := range []struct{ stack, comp string }{{stacks.Stack2x, stacks.HAProxy}, {stacks.Stack3xOAuth, stacks.EnvoyOAuth}} {
 		if !has(r.cfg.Stacks, gw.stack) {
 			continue
 		}
@@ -60,7 +60,7 @@ func (r *upRun) checkStacks(ctx context.Context, hc *http.Client, cl *cluster.Cl
 	}); err != nil {
 		return err
 	}
-	return poll(ctx, "alice through stack 3x", func() error { return getEcho(ctx, hc, url[stacks.Nginx], tok) })
+	return poll(ctx, "alice through stack 3x", func() error { return getEcho(ctx, hc, url[stacks.Envoy], tok) })
 }
 
 // poll calls f until it succeeds or ctx ends.

@@ -114,9 +114,14 @@ func notes(comps []lab.ComponentInfo, names []string) []string {
 	if has(names, stacks.Stack2x) {
 		out = append(out, "stack 2x: static bearer tokens from the kube-apiserver's --token-auth-file play OpenShift OAuth tokens")
 	}
+	for _, gw := range []struct{ stack, name string }{{stacks.Stack3x, stacks.Envoy}, {stacks.Stack3xOAuth, stacks.EnvoyOAuth}} {
+		if has(names, gw.stack) {
+			out = append(out, stacks.GatewayNote(gw.name))
+		}
+	}
 	if has(names, stacks.Stack3xOAuth) {
 		out = append(out, fmt.Sprintf("stack 3x-oauth: kube-auth-proxy cannot be built from the module mirror, so kube-rbac-proxy plays it "+
-			"as the ext_authz service (Deployment %s, nginx-oauth's auth_request over TLS), in front of its %s container answering 200; "+
+			"as the ext_authz service (Deployment %s, envoy-oauth's ext_authz over TLS), in front of its %s container answering 200; "+
 			"it validates the opaque sha256~ token (the kube-apiserver's --token-auth-file) with a TokenReview and authorises it with a "+
 			"SubjectAccessReview, then the %s sidecar does both again. Caches (both proxies): %s. Their API clients run at %d QPS, burst %d, "+
 			"instead of client-go's 5/10, so that cache misses measure the API server",

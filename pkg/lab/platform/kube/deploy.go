@@ -62,6 +62,7 @@ func (r *upRun) deployAndCheck(ctx context.Context, cl *cluster.Cluster, kc keyc
 	setLogs(r.dir, comps)
 	s.Components, s.Targets, s.Notes = comps, targets(r.cfg.Stacks, comps), notes(comps, r.cfg.Stacks)
 	r.recordPool(s)
+	s.Authz = r.cfg.Authz()
 	s.Prometheus = &lab.LabPrometheus{URL: prom, Settle: promSettle}
 	s.Phase, s.ReadyAt = lab.PhaseReady, &now
 	if err := writeState(r.dir, s); err != nil {
@@ -118,6 +119,7 @@ func (r *upRun) apply(ctx context.Context, c *deploy.Client, cl *cluster.Cluster
 	var all []manifests.Object
 	for _, st := range r.cfg.Stacks {
 		objs, err := deploy.Stack(ctx, c, deploy.StackOptions{Stack: st, Lab: overlay, OIDC: oidc, InstallCRDs: true,
+			Authz:  manifests.Authz{Timeout: r.cfg.AuthzTimeout, FailureMode: r.cfg.AuthzFailureMode},
 			NoWait: true, Serving: serving, Limits: stackLimits(r.cfg.Limits)})
 		if err != nil {
 			return nil, fmt.Errorf("deploying stack %s: %w", st, err)

@@ -94,7 +94,7 @@ func TestKubeLab(t *testing.T) {
 	}
 	t.Run("ladder", func(t *testing.T) {
 		out := authbench(t, 3*time.Minute, "ladder", "--stack", "3x", "--lab-dir", dir, "--rounds", "1", "--out", filepath.Join(dir, "ladder"))
-		for _, layer := range []string{stacks.Nginx, stacks.OAuth2Proxy, stacks.KubeRBACProxy, stacks.Echo3x, "gateway's own time beside nginx"} {
+		for _, layer := range []string{stacks.Envoy, stacks.OAuth2Proxy, stacks.KubeRBACProxy, stacks.Echo3x, "gateway's own time beside nginx"} {
 			if !strings.Contains(out, layer) {
 				t.Errorf("ladder --stack 3x on the kube lab (the gateway's timings come from its pod's log): no %q in\n%s", layer, out)
 			}

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/authbench/authbench/pkg/lab"
 	"github.com/authbench/authbench/pkg/stacks"
@@ -24,13 +25,13 @@ func TestComponents(t *testing.T) {
 	for i, n := range append(stacks.PortNames(stacks.Stack2x), stacks.PortNames(stacks.Stack3x)...) {
 		ports[n] = 40000 + i
 	}
-	refs := map[string]string{"nginx": "authbench.local/nginx:1.22.1-9", "http-echo": "authbench.local/http-echo:v1.0.0"}
+	refs := map[string]string{"envoy": "authbench.local/envoy:1.40.0", "http-echo": "authbench.local/http-echo:v1.0.0"}
 	cs := components([]string{stacks.Stack2x, stacks.Stack3x}, ports, refs, 6443, "https://127.0.0.1:8081/realms/authbench")
 	var names []string
 	for _, c := range cs {
 		names = append(names, c.Name)
 	}
-	want := []string{stacks.HAProxy, stacks.OAuthProxy, stacks.Echo2x, stacks.Nginx, stacks.OAuth2Proxy,
+	want := []string{stacks.HAProxy, stacks.OAuthProxy, stacks.Echo2x, stacks.Envoy, stacks.OAuth2Proxy,
 		stacks.KubeRBACProxy, stacks.Echo3x, stacks.APIServer, stacks.Keycloak}
 	if !reflect.DeepEqual(names, want) {
 		t.Fatalf("components %v, want %v", names, want)
@@ -38,7 +39,7 @@ func TestComponents(t *testing.T) {
 	for _, tc := range []struct{ name, pod, container, url, version string }{
 		{stacks.OAuthProxy, "http-echo-2x-.*", "oauth-proxy", "https://127.0.0.1:40001/echo", ""},
 		{stacks.OAuth2Proxy, "oauth2-proxy-.*", "oauth2-proxy", "http://127.0.0.1:40005/echo", ""},
-		{stacks.Nginx, "nginx-.*", "nginx", "https://127.0.0.1:40007/echo", "1.22.1-9"},
+		{stacks.Envoy, "envoy-.*", "envoy", "https://127.0.0.1:40007/echo", "1.40.0"},
 		{stacks.Echo3x, "http-echo-3x-.*", "http-echo", "http://127.0.0.1:40003/echo", "v1.0.0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -81,7 +82,7 @@ func TestComponents3xOAuth(t *testing.T) {
 		byName[c.Name] = c
 	}
 	for _, tc := range []struct{ name, pod, container, url string }{
-		{stacks.NginxOAuth, "nginx-oauth-.*", "nginx-oauth", "https://127.0.0.1:41004/echo"},
+		{stacks.EnvoyOAuth, "envoy-oauth-.*", "envoy-oauth", "https://127.0.0.1:41004/echo"},
 		{stacks.KubeAuthProxyOAuth, "kube-auth-proxy-oauth-.*", "kube-auth-proxy-oauth", "https://127.0.0.1:41003/echo"},
 		{stacks.AuthzOKOAuth, "kube-auth-proxy-oauth-.*", "authz-ok-oauth", "http://127.0.0.1:41002/echo"},
 		{stacks.KubeRBACProxyOAuth, "http-echo-3x-oauth-.*", "kube-rbac-proxy-oauth", "https://127.0.0.1:41001/echo"},
@@ -101,7 +102,7 @@ func TestComponents3xOAuth(t *testing.T) {
 	for _, l := range ts[0].Layers {
 		layers = append(layers, l.Layer)
 	}
-	want := []string{stacks.NginxOAuth, stacks.KubeAuthProxyOAuth, stacks.KubeRBACProxyOAuth, stacks.Echo3xOAuth}
+	want := []string{stacks.EnvoyOAuth, stacks.KubeAuthProxyOAuth, stacks.KubeRBACProxyOAuth, stacks.Echo3xOAuth}
 	if ts[0].Name != stacks.Target3xOAuth || ts[0].URL != "https://127.0.0.1:41004/echo" || !reflect.DeepEqual(layers, want) {
 		t.Errorf("target %+v, layers %v, want %s with layers %v", ts[0], layers, stacks.Target3xOAuth, want)
 	}
@@ -125,8 +126,10 @@ func TestComplete(t *testing.T) {
 				{Component: "authz-ok-oauth", MilliCPU: 200}, {Component: "http-echo-3x-oauth", MilliCPU: 200}}, ""},
 		{"only the stacks that run", lab.Config{Stacks: []string{"3x"}, Limits: []lab.Limit{{Component: "haproxy", MilliCPU: 50}}},
 			nil, "no such component in the kube lab"},
-		{"unknown", lab.Config{Limits: []lab.Limit{{Component: "envoy", MilliCPU: 50}}}, nil, "no such component"},
-		{"none at up", lab.Config{Limits: []lab.Limit{{Component: "nginx"}}}, nil, "give a cpu or a memory limit"},
+		{"unknown", lab.Config{Limits: []lab.Limit{{Component: "nginx", MilliCPU: 50}}}, nil, "no such component"},
+		{"none at up", lab.Config{Limits: []lab.Limit{{Component: "envoy"}}}, nil, "give a cpu or a memory limit"},
+		{"authz timeout", lab.Config{AuthzTimeout: -time.Second}, nil, "--authz-timeout"},
+		{"authz failure mode", lab.Config{AuthzFailureMode: "open"}, nil, "--authz-failure-mode"},
 		{"all is the kube lab's stacks", lab.Config{Stacks: []string{"all"}}, nil, ""},
 		{"3x-oauth alone", lab.Config{Stacks: []string{"3x-oauth"}}, nil, ""},
 		{"3x-oauth's ext_authz by name", lab.Config{Stacks: []string{"3x-oauth"}, Limits: []lab.Limit{{Component: "kube-auth-proxy-oauth", MilliCPU: 200}}},

@@ -104,11 +104,11 @@ func (b *builder) specs() ([]*spec, error) {
 	}
 	if b.cfg.Has(stacks.Stack3x) {
 		makers = append(makers, b.keycloak, b.echo(stacks.Echo3x), b.kubeRBACProxy,
-			b.oauth2Proxy, b.gateway(stacks.Nginx))
+			b.oauth2Proxy, b.gateway(stacks.Envoy))
 	}
 	if b.cfg.Has(stacks.Stack3xOAuth) {
 		makers = append(makers, b.echo(stacks.Echo3xOAuth), b.kubeRBACProxyOAuth,
-			b.authzOK, b.kubeAuthProxyOAuth, b.gateway(stacks.NginxOAuth))
+			b.authzOK, b.kubeAuthProxyOAuth, b.gateway(stacks.EnvoyOAuth))
 	}
 	var out []*spec
 	for _, m := range makers {

@@ -69,8 +69,8 @@ func TestTemplatesGolden(t *testing.T) {
 		data           any
 	}{
 		{"haproxy.cfg", stacks.ConfigRouter, b.router()},
-		{"nginx.conf", stacks.ConfigGateway, b.gatewayConfig(stacks.Nginx)},
-		{"nginx-oauth.conf", stacks.ConfigGateway, b.gatewayConfig(stacks.NginxOAuth)},
+		{"envoy.yaml", stacks.ConfigGateway, b.gatewayConfig(stacks.Envoy)},
+		{"envoy-oauth.yaml", stacks.ConfigGateway, b.gatewayConfig(stacks.EnvoyOAuth)},
 		{"kube-rbac-proxy.yaml", stacks.ConfigRBACProxy, rbacAuthz},
 		{"kubeconfig", stacks.ConfigKubeconfig, b.kubeconfig(stacks.OAuthProxy)},
 		{"audit-policy.yaml", stacks.ConfigAuditPolicy, stacks.AuditPolicy{}},

@@ -154,7 +154,7 @@ func runningLab(t *testing.T, f fakeCgroups) (string, *lab.State) {
 			{Name: stacks.OAuth2Proxy, Program: "oauth2-proxy", Stack: stacks.Stack3x, Cgroup: f.paths[stacks.OAuth2Proxy], Status: lab.StatusRunning},
 			{Name: stacks.Echo2x, Program: "http-echo", Stack: stacks.Stack2x, Cgroup: f.paths[stacks.Echo2x], Status: lab.StatusRunning},
 			{Name: stacks.Echo3x, Program: "http-echo", Stack: stacks.Stack3x, Cgroup: f.paths[stacks.Echo3x], Status: lab.StatusRunning},
-			{Name: stacks.Nginx, Program: "nginx", Stack: stacks.Stack3x, Status: lab.StatusRunning}, // no cgroup
+			{Name: stacks.Envoy, Program: "envoy", Stack: stacks.Stack3x, Status: lab.StatusRunning}, // no cgroup
 		}}
 	if err := lab.WriteState(dir, s); err != nil {
 		t.Fatal(err)
@@ -233,10 +233,10 @@ func TestSetLimitsRefuses(t *testing.T) {
 		prepare func(t *testing.T, dir string, s *lab.State)
 		wantErr string
 	}{
-		{name: "an unknown component, listing the real ones", limits: []lab.Limit{{Component: "envoy", MilliCPU: 50}},
+		{name: "an unknown component, listing the real ones", limits: []lab.Limit{{Component: "nginx", MilliCPU: 50}},
 			wantErr: "no such component in the lab in"},
-		{name: "a component without a cgroup", limits: []lab.Limit{{Component: stacks.Nginx, MilliCPU: 50}},
-			wantErr: "nginx has no cgroup"},
+		{name: "a component without a cgroup", limits: []lab.Limit{{Component: stacks.Envoy, MilliCPU: 50}},
+			wantErr: "envoy has no cgroup"},
 		{name: "a component named twice", limits: []lab.Limit{{Component: "http-echo", MilliCPU: 50}, {Component: stacks.Echo3x, MilliCPU: 60}},
 			wantErr: "limits http-echo and http-echo-3x both name http-echo-3x"},
 		{name: "no limits", wantErr: "none given"},

@@ -219,6 +219,7 @@ func (s *supervisor) plan() (*builder, []*spec, error) {
 		}
 		st.Targets = stackTargets(s.cfg, specs)
 		st.Notes = labNotes(specs)
+		st.Authz = s.cfg.Authz()
 		if s.cfg.TokenPool > 0 {
 			st.TokenPool = &lab.TokenPool{Users: s.cfg.TokenPool, File: secrets.TokenFile(stacks.TokenPoolFile),
 				First: stacks.PoolUser(1), Last: stacks.PoolUser(s.cfg.TokenPool)}

@@ -2,8 +2,6 @@ package processes
 
 import (
 	"context"
-	"fmt"
-	"os"
 
 	"github.com/authbench/authbench/pkg/stacks"
 )
@@ -15,11 +13,11 @@ func (b *builder) kubeRBACProxy() (*spec, error) {
 	return b.rbacProxy(stacks.KubeRBACProxy, stacks.Echo3x)
 }
 
-// gateway is nginx playing a 3x stack's Envoy gateway with HTTP ext_authz
-// (auth_request) to the stack's ext_authz service, then its sidecar.
+// gateway is Envoy, a 3x stack's Gateway API gateway, with HTTP ext_authz
+// to the stack's ext_authz service, then its sidecar.
 func (b *builder) gateway(name string) func() (*spec, error) {
 	return func() (*spec, error) {
-		bin, err := lookupTool(stacks.ProgramNginx)
+		bin, err := lookupTool(stacks.ProgramEnvoy)
 		if err != nil {
 			return nil, err
 		}
@@ -27,22 +25,14 @@ func (b *builder) gateway(name string) func() (*spec, error) {
 		st, _ := stacks.Get(c.Stack)
 		ext, _ := st.ByRole(stacks.RoleExtAuthz)
 		backend, _ := st.ByRole(stacks.RoleRBACProxy)
-		cfg := stacks.ConfPath(b.dir, name+".conf")
-		prefix := b.path("data", name)
+		cfg := stacks.ConfPath(b.dir, name+".yaml")
 		gw := b.gatewayConfig(name)
 		s := &spec{
 			ComponentInfo: b.info(name, bin),
-			argv:          []string{bin, "-e", "stderr", "-p", prefix, "-c", cfg},
+			argv:          append([]string{bin, "-c", cfg}, stacks.EnvoyArgs...),
 			ports:         portsOf(name),
 			after:         []string{ext.Name, backend.Name},
-			prepare: func() error {
-				for _, d := range []string{prefix, b.path("run")} {
-					if err := os.MkdirAll(d, 0o755); err != nil {
-						return fmt.Errorf("creating %s: %w", d, err)
-					}
-				}
-				return stacks.RenderTo(cfg, stacks.ConfigGateway, gw)
-			},
+			prepare:       func() error { return stacks.RenderTo(cfg, stacks.ConfigGateway, gw) },
 		}
 		u := s.URL
 		if c.Stack == stacks.Stack3x {
@@ -58,18 +48,19 @@ func (b *builder) gateway(name string) func() (*spec, error) {
 	}
 }
 
-// gatewayConfig is nginx's config for gateway name: HTTP ext_authz to
-// its stack's ext_authz service (over TLS when that serves TLS), then the
-// stack's kube-rbac-proxy sidecar.
+// gatewayConfig is Envoy's config for gateway name: HTTP ext_authz to its
+// stack's ext_authz service (over TLS when that serves TLS) with the lab's
+// timeout and failure mode, then the stack's kube-rbac-proxy sidecar.
 func (b *builder) gatewayConfig(name string) stacks.Gateway {
 	c, _ := stacks.Lookup(name)
 	st, _ := stacks.Get(c.Stack)
 	ext, _ := st.ByRole(stacks.RoleExtAuthz)
 	backend, _ := st.ByRole(stacks.RoleRBACProxy)
+	ep := func(port string) stacks.Endpoint { return stacks.MustEndpoint(b.addr(port)) }
 	return stacks.Gateway{Name: name, Stack: c.Stack, PathPrefix: "/",
-		Listen: b.addr(name), Deny: b.addr(c.Ports[1].Name), ExtAuthz: b.addr(ext.Name), ExtAuthzTLS: ext.Scheme == "https",
-		Backend: b.addr(backend.Name), TLS: b.certs.TLSFiles(),
-		PIDFile: b.path("run", name+".pid"), TempDir: b.path("data", name), AccessLog: b.path("logs", name+"-access.log")}
+		Listen: ep(name), Admin: ep(stacks.EnvoyAdminPort(name)), ExtAuthz: ep(ext.Name), ExtAuthzTLS: ext.Scheme == "https",
+		Backend: ep(backend.Name), Timeout: b.cfg.AuthzTimeout, FailureMode: b.cfg.AuthzFailureMode,
+		TLS: b.certs.TLSFiles(), AccessLog: b.path("logs", name+"-access.log")}
 }
 
 // oauth2Proxy plays kube-auth-proxy, the ext_authz service, verifying
@@ -90,7 +81,7 @@ func (b *builder) oauth2Proxy() (*spec, error) {
 			"--provider-ca-file=" + b.certs.CA,
 			"--client-id=" + stacks.OIDCClientID,
 			"--client-secret-file=" + b.secrets.ClientSecret,
-			"--redirect-url=" + b.url("https", stacks.Nginx, "/oauth2/callback")},
+			"--redirect-url=" + b.url("https", stacks.Envoy, "/oauth2/callback")},
 			stacks.OAuth2ProxyArgs...),
 		ports: portsOf(stacks.OAuth2Proxy),
 		after: []string{stacks.Keycloak},

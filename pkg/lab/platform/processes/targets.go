@@ -42,12 +42,12 @@ func labNotes(specs []*spec) []string {
 		switch sp.Name {
 		case stacks.HAProxy:
 			notes = append(notes, "stack 2x: HAProxy terminates the client's TLS and re-encrypts to the oauth proxy (kube-rbac-proxy serves TLS only); static bearer tokens from --token-auth-file play OpenShift OAuth tokens")
-		case stacks.Nginx:
-			notes = append(notes, "stack 3x: nginx stands in for Envoy (no Envoy binary here): auth_request sends the original method and path to oauth2-proxy without the body over kept-alive connections, and only a 200 allows (other 2xx become 403)")
+		case stacks.Envoy, stacks.EnvoyOAuth:
+			notes = append(notes, stacks.GatewayNote(sp.Name))
 		case stacks.OAuth2Proxy:
 			notes = append(notes, "stack 3x: oauth2-proxy runs with --upstream=static://200 --skip-jwt-bearer-tokens --force-json-errors, verifying Keycloak JWTs locally against the realm's JWKS; kube-rbac-proxy then does TokenReview (the apiserver verifies the OIDC token) and SubjectAccessReview")
 		case stacks.KubeAuthProxyOAuth:
-			notes = append(notes, fmt.Sprintf("stack 3x-oauth: kube-auth-proxy cannot be built from the module mirror, so kube-rbac-proxy plays it as the ext_authz service (nginx auth_request over TLS), in front of %s answering 200; it validates the opaque sha256~ token with a TokenReview and authorises it with a SubjectAccessReview, then the %s sidecar does both again. Caches (both proxies): %s. Their API clients run at %d QPS, burst %d, instead of client-go's 5/10, so that cache misses measure the API server",
+			notes = append(notes, fmt.Sprintf("stack 3x-oauth: kube-auth-proxy cannot be built from the module mirror, so kube-rbac-proxy plays it as the ext_authz service (Envoy ext_authz over TLS), in front of %s answering 200; it validates the opaque sha256~ token with a TokenReview and authorises it with a SubjectAccessReview, then the %s sidecar does both again. Caches (both proxies): %s. Their API clients run at %d QPS, burst %d, instead of client-go's 5/10, so that cache misses measure the API server",
 				stacks.AuthzOKOAuth, stacks.KubeRBACProxyOAuth, stacks.KubeRBACProxyCache, stacks.KubeAPIQPS, stacks.KubeAPIBurst))
 		}
 	}
