@@ -25,7 +25,7 @@ func labGateways(ctx context.Context, dir string, platforms []lab.Platform) obse
 func gatewaysOf(st *lab.State) observe.GatewayReaders {
 	byStack := map[string]observe.GatewayReader{}
 	for _, c := range st.Components {
-		if r := gatewayReader(c); r != nil {
+		if r := gatewayReader(c, st.Ports); r != nil {
 			byStack[c.Stack] = r
 		}
 	}
