@@ -67,3 +67,13 @@ func TestGatewayHTMLTable(t *testing.T) {
 		t.Error("the demo's page has no gateway table")
 	}
 }
+
+func TestErrorsSectionSplitsGatewayAnswers(t *testing.T) {
+	s := &summaryWriter{run: &results.Run{}}
+	s.errorsSection(targetRun{name: "lab-3x", results: gatewayResults()[:1]})
+	for _, w := range []string{"| HTTP 4xx | 403 Forbidden | 1,481 |", "| of which the gateway's | gateway-authz-error | 1,481 |", "not a denial"} {
+		if !strings.Contains(s.b.String(), w) {
+			t.Errorf("errors section lacks %q:\n%s", w, s.b.String())
+		}
+	}
+}
