@@ -266,6 +266,22 @@ func (p *platformValue) Set(v string) error {
 	return nil
 }
 
+// authzFailureModeValue is `lab up --authz-failure-mode deny|allow`.
+type authzFailureModeValue struct{ mode stacks.AuthzFailureMode }
+
+func (a *authzFailureModeValue) String() string { return string(a.mode) }
+func (a *authzFailureModeValue) Type() string {
+	return string(stacks.AuthzFailDeny) + "|" + string(stacks.AuthzFailAllow)
+}
+func (a *authzFailureModeValue) Set(v string) error {
+	m, err := stacks.ParseAuthzFailureMode(v)
+	if err != nil {
+		return err
+	}
+	a.mode = m
+	return nil
+}
+
 // portsValue is `lab up --port NAME=PORT`, repeatable.
 type portsValue struct{ ports map[string]int }
 

@@ -21,7 +21,7 @@ func newLabCmd() *cobra.Command {
 		Short: "Run the 2x and 3x auth stacks locally from real components",
 		Long: `The lab runs both architectures on 127.0.0.1 from real components:
   2x  Route + oauth-proxy: HAProxy (edge TLS) -> kube-rbac-proxy playing oauth-proxy -> http-echo
-  3x  Gateway + kube-auth-proxy + kube-rbac-proxy: nginx standing in for Envoy (ext_authz)
+  3x  Gateway + kube-auth-proxy + kube-rbac-proxy: Envoy (edge TLS, HTTP ext_authz)
       -> oauth2-proxy playing kube-auth-proxy -> kube-rbac-proxy -> http-echo
 sharing etcd, a kube-apiserver (TokenReview, SubjectAccessReview) and Keycloak.`,
 	}
@@ -45,16 +45,20 @@ type labUpOptions struct {
 	timeout    time.Duration
 	foreground bool
 	tokenPool  int
+	authz      time.Duration
+	failMode   authzFailureModeValue
 }
 
 func newLabUpCmd() *cobra.Command {
-	o := &labUpOptions{platform: platformValue{lab.PlatformProcesses}, stacks: stacksValue{stacks: stacks.Names()}}
+	o := &labUpOptions{platform: platformValue{lab.PlatformProcesses}, stacks: stacksValue{stacks: stacks.Names()},
+		failMode: authzFailureModeValue{stacks.DefaultAuthzFailureMode}}
 	cmd := &cobra.Command{
 		Use:   "up",
 		Short: "Start the lab and return once every component is ready",
 		Example: `  authbench lab up
   authbench lab up --stack 3x --limit oauth2-proxy=50m
   authbench lab up --stack 3x-oauth --token-pool 5000
+  authbench lab up --stack 3x --authz-timeout 200ms --limit oauth2-proxy=50m
   authbench lab up --limit oauth2-proxy=500m,256Mi --limit http-echo=200m`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(cmd) },
@@ -64,6 +68,9 @@ func newLabUpCmd() *cobra.Command {
 	f.Var(&o.platform, "platform", "where the components run: processes on this host, or kube (a single-node Kubernetes)")
 	f.Var(&o.stacks, "stack", "stacks to run: "+strings.Join(stacks.Names(), ", ")+" or all")
 	f.IntVar(&o.tokenPool, "token-pool", 0, "issue static tokens for N users alice-1..alice-N (bound like alice) into DIR/tokens/pool, sent round-robin by the 2x and 3x-oauth scenario targets")
+	f.DurationVar(&o.authz, "authz-timeout", stacks.DefaultAuthzTimeout,
+		"the 3x gateways' ext_authz timeout (the OpenShift AI gateway's authProxyTimeout; a slower authz call is answered 403, or let through with --authz-failure-mode allow)")
+	f.Var(&o.failMode, "authz-failure-mode", "what the 3x gateways do when the ext_authz call fails or times out: deny (Envoy's 403, the OpenShift AI gateway's) or allow")
 	f.Var(&o.limits, "limit", "COMPONENT=CPU[,MEM] cgroup limit, e.g. oauth2-proxy=50m or oauth2-proxy=500m,256Mi (repeatable)")
 	f.Var(&o.ports, "port", "NAME=PORT to pin a port instead of a free one, e.g. haproxy=8443 (repeatable)")
 	f.DurationVar(&o.lifespan, "token-lifespan", lab.DefaultAccessTokenLifespan, "Keycloak access token lifespan")
@@ -80,7 +87,8 @@ func (o *labUpOptions) run(cmd *cobra.Command) error {
 	st, err := openLab(o.dir).Up(cmd.Context(), lab.UpOptions{
 		Out: out, Foreground: o.foreground,
 		Config: lab.Config{Platform: o.platform.name, Stacks: o.stacks.stacks, Limits: o.limits.limits,
-			Ports: o.ports.ports, AccessTokenLifespan: o.lifespan, ReadyTimeout: o.timeout, TokenPool: o.tokenPool},
+			Ports: o.ports.ports, AccessTokenLifespan: o.lifespan, ReadyTimeout: o.timeout, TokenPool: o.tokenPool,
+			AuthzTimeout: o.authz, AuthzFailureMode: o.failMode.mode},
 	})
 	if err != nil || st == nil {
 		return err

@@ -76,7 +76,7 @@ Without -f it runs on a stack of the local lab; with -f on a scenario target's r
 	f.BoolVar(&o.closed, "closed", false, "run every turn as a closed loop (latency then includes queueing)")
 	f.DurationVar(&o.probe, "probe", ladder.DefaultProbeDuration, "duration of each rung's closed-loop capacity probe")
 	f.StringSliceVar(&o.extAuthz, "ext-authz", nil, `layers that are ext_authz services ("none": none; default: from the lab, else detected)`)
-	f.StringVar(&o.gatewayLog, "gateway-log", "", "gateway access log with \"authbench-ladder\" lines (ladder.NginxLogFormat, ladder.HAProxyLogFormat), to time the ext_authz hop")
+	f.StringVar(&o.gatewayLog, "gateway-log", "", "gateway access log with \"authbench-ladder\" lines (ladder.EnvoyLogFormat, ladder.HAProxyLogFormat), to time the ext_authz hop")
 	f.StringVar(&o.gateway, "gateway", "", "the gateway's layer for --gateway-log (default: the outermost layer)")
 	addFormatFlag(cmd, &o.output, "json prints only the ladder", formatText, formatJSON)
 	addOutDirFlag(cmd, &o.out)

@@ -9,7 +9,7 @@ import (
 
 // Image is a built image tarball.
 type Image struct {
-	Name string // short name: http-echo, nginx, ...
+	Name string // short name: http-echo, envoy, ...
 	Ref  string // full reference the image is imported as
 	Path string // the OCI layout tarball
 }

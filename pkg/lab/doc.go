@@ -27,11 +27,12 @@
 //	                  password, oauth2-proxy cookie secret,
 //	                  passwords/{alice,bob} (all 0600)
 //	kubeconfig/       kubeconfigs of the proxies' identities (token by file)
-//	conf/             rendered configs: haproxy.cfg, nginx.conf,
+//	conf/             rendered configs: haproxy.cfg, envoy.yaml, envoy-oauth.yaml,
 //	                  kube-rbac-proxy yaml, audit-policy.yaml
-//	logs/             NAME.log per component, supervisor.log,
+//	logs/             NAME.log per component, supervisor.log, NAME-access.log
+//	                  of each Envoy (the ladder's lines),
 //	                  kube-apiserver-audit.log (SARs and TokenReviews)
-//	data/             etcd (fresh each start), keycloak, nginx temp files
+//	data/             etcd (fresh each start), keycloak
 //	run/              pid files
 //	kube/             the kube platform's cluster
 package lab

@@ -99,7 +99,7 @@ type ComponentInfo struct {
 	// "oauth-proxy", "gateway", "ext-authz", "rbac-proxy", "backend", ...).
 	Role string `json:"role"`
 	// Program is the real software and Plays what it stands in for, when it
-	// stands in for something (nginx plays Envoy).
+	// stands in for something (kube-rbac-proxy plays kube-auth-proxy).
 	Program string `json:"program"`
 	Plays   string `json:"plays,omitempty"`
 	// Exe is the program's path, to recognise the process later.

@@ -286,7 +286,7 @@ func (s *summaryWriter) architecture(t targetRun) {
 }
 
 // describeLayer adds which real lab component plays a layer, if known,
-// because the lab substitutes components (nginx standing in for Envoy).
+// because the lab substitutes components (kube-rbac-proxy playing kube-auth-proxy).
 func (s *summaryWriter) describeLayer(layer string) string {
 	if s.run.Lab == nil {
 		return layer

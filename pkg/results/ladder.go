@@ -8,7 +8,7 @@ const (
 	// rung's latency includes theirs.
 	LayerInline = "inline"
 	// LayerExtAuthz is an authorization service the next layer outwards
-	// calls on the side (Envoy's ext_authz, nginx's auth_request): its rung
+	// calls on the side (Envoy's ext_authz): its rung
 	// answers on its own, without the layers inside it.
 	LayerExtAuthz = "ext_authz"
 )
@@ -81,7 +81,7 @@ type LadderLayer struct {
 	Includes []string `json:"includes,omitempty"`
 	URL      string   `json:"url"`
 	// Formula says how the figure is computed from rung percentiles,
-	// e.g. "nginx − kube-rbac-proxy − (oauth2-proxy − http-echo-3x)".
+	// e.g. "envoy − kube-rbac-proxy − (oauth2-proxy − http-echo-3x)".
 	Formula string          `json:"formula"`
 	AddedMs LadderQuantiles `json:"added_ms"`
 	CIMs    LadderIntervals `json:"ci_ms"`
@@ -126,13 +126,13 @@ type HopTiming struct {
 	Name string `json:"name"`
 	// Layer is the ladder layer the timing sits beside.
 	Layer string `json:"layer"`
-	// Source names the log field, e.g. "nginx $upstream_response_time of /_ext_authz".
+	// Source names the log field, e.g. "Envoy's ext_authz filter state latency_us".
 	Source string `json:"source"`
 	Log    string `json:"log,omitempty"`
 	// Requests is how many logged requests the percentiles cover.
 	Requests int64           `json:"requests"`
 	Ms       LadderQuantiles `json:"ms"`
-	// ResolutionMs is the log's resolution (nginx and HAProxy: 1 ms).
+	// ResolutionMs is the log's resolution (Envoy: 0.001 ms, HAProxy: 1 ms).
 	ResolutionMs float64 `json:"resolution_ms"`
 	// LadderMs is the ladder's figure the timing compares with, and
 	// LadderFigure says which: "added" (the layer's added latency) or

@@ -118,6 +118,14 @@ func labHTTP(t *testing.T, s *lab.State) *http.Client {
 // status is the HTTP status of GET u with the bearer token (none if "").
 func status(t *testing.T, hc *http.Client, u, token string) int {
 	t.Helper()
+	code, _ := statusDetails(t, hc, u, token)
+	return code
+}
+
+// statusDetails also returns the gateway's account of an answer it made
+// itself (stacks.GatewayDetailsHeader; "" for the upstream's answers).
+func statusDetails(t *testing.T, hc *http.Client, u, token string) (int, string) {
+	t.Helper()
 	req, _ := http.NewRequest(http.MethodGet, u, nil)
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
@@ -128,7 +136,7 @@ func status(t *testing.T, hc *http.Client, u, token string) int {
 	}
 	io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
-	return resp.StatusCode
+	return resp.StatusCode, resp.Header.Get(stacks.GatewayDetailsHeader)
 }
 
 func secret(t *testing.T, path string) string {

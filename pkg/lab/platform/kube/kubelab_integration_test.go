@@ -50,7 +50,8 @@ func TestKubeLab(t *testing.T) {
 	t.Run("status", func(t *testing.T) {
 		st := authbench(t, time.Minute, "lab", "status", "--lab-dir", dir)
 		for _, want := range []string{": ready", "oauth2-proxy", "50m", "Deployment authbench/oauth2-proxy, container oauth2-proxy",
-			"kube-auth-proxy-oauth: kube-rbac-proxy", "plays kube-auth-proxy", "cached 2m per token", "token pool: 2000 static tokens"} {
+			"kube-auth-proxy-oauth: kube-rbac-proxy", "plays kube-auth-proxy", "cached 2m per token", "token pool: 2000 static tokens",
+			"Deployment authbench/envoy, container envoy", "ext_authz (the 3x gateways): timeout 5s, failure mode deny", stacks.GatewayDetailsHeader} {
 			if !strings.Contains(st, want) {
 				t.Errorf("lab status lacks %q:\n%s", want, st)
 			}
@@ -94,7 +95,7 @@ func TestKubeLab(t *testing.T) {
 	}
 	t.Run("ladder", func(t *testing.T) {
 		out := authbench(t, 3*time.Minute, "ladder", "--stack", "3x", "--lab-dir", dir, "--rounds", "1", "--out", filepath.Join(dir, "ladder"))
-		for _, layer := range []string{stacks.Envoy, stacks.OAuth2Proxy, stacks.KubeRBACProxy, stacks.Echo3x, "gateway's own time beside nginx"} {
+		for _, layer := range []string{stacks.Envoy, stacks.OAuth2Proxy, stacks.KubeRBACProxy, stacks.Echo3x, "gateway's own time beside envoy"} {
 			if !strings.Contains(out, layer) {
 				t.Errorf("ladder --stack 3x on the kube lab (the gateway's timings come from its pod's log): no %q in\n%s", layer, out)
 			}
@@ -107,20 +108,29 @@ func TestKubeLab(t *testing.T) {
 	checkClean(t, dir, before, ports)
 }
 
-// checkAuth: alice 200, no token 401, bob 403 through every stack.
+// checkAuth: alice 200, no token 401, bob 403, a tampered token 401
+// through every stack; through Envoy, its own answers (the ext_authz
+// service's denials) say so in stacks.GatewayDetailsHeader, and bob's 403
+// in 3x is the kube-rbac-proxy sidecar's (oauth2-proxy only
+// authenticates), in 3x-oauth kube-auth-proxy's denial.
 func checkAuth(t *testing.T, hc *http.Client, dir string, s *lab.State) {
 	tokens := map[string]map[string]string{
 		stacks.Stack2x: {"alice": secret(t, filepath.Join(dir, "tokens", "alice")), "bob": secret(t, filepath.Join(dir, "tokens", "bob"))},
 		stacks.Stack3x: {"alice": oidcToken(t, hc, dir, s, "alice"), "bob": oidcToken(t, hc, dir, s, "bob")},
 	}
 	tokens[stacks.Stack3xOAuth] = tokens[stacks.Stack2x]
+	denied := map[string]string{stacks.Stack3x: stacks.GatewayDetailsAuthzDenied, stacks.Stack3xOAuth: stacks.GatewayDetailsAuthzDenied}
+	bobDenied := map[string]string{stacks.Stack3xOAuth: stacks.GatewayDetailsAuthzDenied}
 	for _, tg := range s.Targets {
+		alice := tokens[tg.Stack]["alice"]
 		for _, tc := range []struct {
-			who  string
-			want int
-		}{{"alice", 200}, {"", 401}, {"bob", 403}} {
-			if got := status(t, hc, tg.URL, tokens[tg.Stack][tc.who]); got != tc.want {
-				t.Errorf("%s as %q: status %d, want %d", tg.Name, tc.who, got, tc.want)
+			who, token, details string
+			want                int
+		}{{"alice", alice, "", 200}, {"no token", "", denied[tg.Stack], 401},
+			{"bob", tokens[tg.Stack]["bob"], bobDenied[tg.Stack], 403},
+			{"tampered", alice[:len(alice)-2] + tamperedByte(alice) + alice[len(alice)-1:], denied[tg.Stack], 401}} {
+			if got, d := statusDetails(t, hc, tg.URL, tc.token); got != tc.want || d != tc.details {
+				t.Errorf("%s as %s: status %d %q, want %d %q", tg.Name, tc.who, got, d, tc.want, tc.details)
 			}
 		}
 	}
@@ -456,4 +466,13 @@ func TestKilledSupervisor(t *testing.T) {
 	}
 	authbench(t, 2*time.Minute, "lab", "down", "--lab-dir", dir)
 	checkClean(t, dir, before, ports)
+}
+
+// tamperedByte replaces the token's second-to-last character: a JWT's
+// signature no longer verifies, an opaque token is unknown.
+func tamperedByte(tok string) string {
+	if tok[len(tok)-2] == 'A' {
+		return "B"
+	}
+	return "A"
 }

@@ -149,13 +149,21 @@ func oidcToken(t *testing.T, user string) string {
 }
 
 func userToken(t *testing.T, stack, user string) string {
-	if stack == stacks.Stack2x {
+	if stack != stacks.Stack3x {
 		return staticToken(t, user)
 	}
 	return oidcToken(t, user)
 }
 
 func get(t *testing.T, u, token string) (int, string) {
+	t.Helper()
+	code, body, _ := getDetails(t, u, token)
+	return code, body
+}
+
+// getDetails also returns the gateway's account of an answer it made
+// itself (stacks.GatewayDetailsHeader; "" for the upstream's answers).
+func getDetails(t *testing.T, u, token string) (int, string, string) {
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodGet, u, nil)
 	if token != "" {
@@ -167,11 +175,11 @@ func get(t *testing.T, u, token string) (int, string) {
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
+	return resp.StatusCode, string(b), resp.Header.Get(stacks.GatewayDetailsHeader)
 }
 
-func TestAliceGets200ThroughBothStacks(t *testing.T) {
-	for _, name := range []string{stacks.Target2x, stacks.Target3x} {
+func TestAliceGets200ThroughEveryStack(t *testing.T) {
+	for _, name := range []string{stacks.Target2x, stacks.Target3x, stacks.Target3xOAuth} {
 		tg := target(t, name)
 		tok := userToken(t, tg.Stack, stacks.UserAlice)
 		for _, rung := range tg.Layers {
@@ -181,8 +189,11 @@ func TestAliceGets200ThroughBothStacks(t *testing.T) {
 					t.Fatalf("GET %s as alice: %d %s", rung.URL, code, body)
 				}
 				want := stacks.EchoText
-				if rung.Layer == stacks.OAuth2Proxy {
+				switch rung.Layer {
+				case stacks.OAuth2Proxy:
 					want = "Authenticated" // its static://200 upstream
+				case stacks.KubeAuthProxyOAuth:
+					want = stacks.AuthzOKText
 				}
 				if !strings.Contains(body, want) {
 					t.Errorf("body %q lacks %q", body, want)
@@ -192,34 +203,48 @@ func TestAliceGets200ThroughBothStacks(t *testing.T) {
 	}
 }
 
+// The gateway's answers without a good token, as the real stacks give
+// them: Envoy's ext_authz passes the ext_authz service's denial back
+// (details ext_authz_denied), and a user the service lets through but
+// RBAC refuses gets the sidecar's 403 through the route (no details).
 func TestNoToken(t *testing.T) {
 	tests := []struct {
-		name   string
-		target string
-		want   int
+		name, target string
+		want         int
+		details      string
 	}{
 		// kube-rbac-proxy finds no credentials: authentication fails, 401.
-		{"2x_gets_401_because_the_oauth_proxy_finds_no_bearer_token", stacks.Target2x, 401},
+		{"2x_gets_401_because_the_oauth_proxy_finds_no_bearer_token", stacks.Target2x, 401, ""},
 		// oauth2-proxy has no session and --force-json-errors answers 401
-		// instead of a sign-in page; nginx's auth_request passes a 401 on.
-		{"3x_gets_401_because_oauth2-proxy_as_ext_authz_needs_a_login", stacks.Target3x, 401},
+		// instead of a sign-in page; Envoy passes the denial's 401 on.
+		{"3x_gets_401_because_oauth2-proxy_as_ext_authz_needs_a_login", stacks.Target3x, 401, stacks.GatewayDetailsAuthzDenied},
+		// kube-auth-proxy (kube-rbac-proxy) finds no bearer token: 401.
+		{"3x-oauth_gets_401_because_kube-auth-proxy_finds_no_bearer_token", stacks.Target3xOAuth, 401, stacks.GatewayDetailsAuthzDenied},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tg := target(t, tt.target)
-			if code, body := get(t, tg.URL, ""); code != tt.want {
-				t.Errorf("GET %s without token: %d %s, want %d", tg.URL, code, body, tt.want)
+			if code, body, d := getDetails(t, tg.URL, ""); code != tt.want || d != tt.details {
+				t.Errorf("GET %s without token: %d %q %s, want %d %q", tg.URL, code, d, body, tt.want, tt.details)
 			}
 		})
 	}
 }
 
 func TestBobGets403BecauseHeHasNoRoleBinding(t *testing.T) {
-	for _, name := range []string{stacks.Target2x, stacks.Target3x} {
-		t.Run(name, func(t *testing.T) {
-			tg := target(t, name)
-			if code, body := get(t, tg.URL, userToken(t, tg.Stack, stacks.UserBob)); code != 403 {
-				t.Errorf("GET %s as bob: %d %s, want 403", tg.URL, code, body)
+	for _, tc := range []struct{ target, details string }{
+		{stacks.Target2x, ""},
+		// oauth2-proxy only authenticates: bob's 403 is kube-rbac-proxy's,
+		// through the route.
+		{stacks.Target3x, ""},
+		// kube-auth-proxy's own SubjectAccessReview denies bob: Envoy passes
+		// its 403 on as a denial, not an authz error.
+		{stacks.Target3xOAuth, stacks.GatewayDetailsAuthzDenied},
+	} {
+		t.Run(tc.target, func(t *testing.T) {
+			tg := target(t, tc.target)
+			if code, body, d := getDetails(t, tg.URL, userToken(t, tg.Stack, stacks.UserBob)); code != 403 || d != tc.details {
+				t.Errorf("GET %s as bob: %d %q %s, want 403 %q", tg.URL, code, d, body, tc.details)
 			}
 		})
 	}
@@ -235,18 +260,18 @@ func TestTamperedTokenGets401(t *testing.T) {
 		return tok[:len(tok)-2] + string(repl) + tok[len(tok)-1:]
 	}
 	tests := []struct {
-		name   string
-		target string
+		name, target, details string
 	}{
-		{"2x_unknown_static_token_fails_TokenReview", stacks.Target2x},
-		{"3x_JWT_with_a_broken_signature_fails_verification", stacks.Target3x},
+		{"2x_unknown_static_token_fails_TokenReview", stacks.Target2x, ""},
+		{"3x_JWT_with_a_broken_signature_fails_verification", stacks.Target3x, stacks.GatewayDetailsAuthzDenied},
+		{"3x-oauth_unknown_token_fails_kube-auth-proxy's_TokenReview", stacks.Target3xOAuth, stacks.GatewayDetailsAuthzDenied},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tg := target(t, tt.target)
 			tok := tamper(userToken(t, tg.Stack, stacks.UserAlice))
-			if code, body := get(t, tg.URL, tok); code != 401 {
-				t.Errorf("GET %s with a tampered token: %d %s, want 401", tg.URL, code, body)
+			if code, body, d := getDetails(t, tg.URL, tok); code != 401 || d != tt.details {
+				t.Errorf("GET %s with a tampered token: %d %q %s, want 401 %q", tg.URL, code, d, body, tt.details)
 			}
 		})
 	}
@@ -256,11 +281,11 @@ func TestGatewayBehavesLikeEnvoyExtAuthz(t *testing.T) {
 	gw := target(t, stacks.Target3x).URL
 	base := strings.TrimSuffix(gw, stacks.EchoPath)
 	tok := userToken(t, stacks.Stack3x, stacks.UserAlice)
-	t.Run("a 202 from the auth service denies with 403", func(t *testing.T) {
+	t.Run("a 202 from the auth service is a denial passed back", func(t *testing.T) {
 		// oauth2-proxy's own /oauth2/auth answers 202 for a valid token;
-		// nginx's auth_request alone would allow any 2xx, Envoy only a 200.
-		if code, body := get(t, base+"/oauth2/auth", tok); code != 403 {
-			t.Errorf("GET %s/oauth2/auth as alice: %d %s, want 403", base, code, body)
+		// Envoy allows only a 200 and passes any other answer back.
+		if code, body, d := getDetails(t, base+"/oauth2/auth", tok); code != 202 || d != stacks.GatewayDetailsAuthzDenied || strings.Contains(body, stacks.EchoText) {
+			t.Errorf("GET %s/oauth2/auth as alice: %d %q %s, want oauth2-proxy's 202 as a denial", base, code, d, body)
 		}
 	})
 	t.Run("the auth service sees the original method and path without the body", func(t *testing.T) {
@@ -507,7 +532,8 @@ func TestStatusAndScenario(t *testing.T) {
 	if err := lab.WriteStatus(&sb, st); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"nginx", "Envoy", "kube-rbac-proxy", "openshift/oauth-proxy", "kube-auth-proxy", "50m"} {
+	for _, want := range []string{"envoy 1.40", "ext_authz (the 3x gateways): timeout 5s, failure mode deny", "kube-rbac-proxy",
+		"openshift/oauth-proxy", "kube-auth-proxy", "50m", stacks.GatewayDetailsHeader} {
 		if !strings.Contains(sb.String(), want) {
 			t.Errorf("status lacks %q:\n%s", want, sb.String())
 		}
