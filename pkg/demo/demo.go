@@ -38,6 +38,10 @@ const (
 	DefaultLadderRounds   = 3
 	DefaultMinRate        = 50.0
 	DefaultLimit          = "oauth2-proxy=50m"
+	// DefaultAuthzTimeout is the gateways' ext_authz timeout in a lab the
+	// demo starts: short, as where the reports' 403s came from, yet 2.5x
+	// the SLO's P99 bound, so that no call the SLO accepts is cut off.
+	DefaultAuthzTimeout = 250 * time.Millisecond
 	// DefaultSLO is the objective capacity is searched under.
 	DefaultSLO = "p99<100ms,success_rate>=99.9%"
 )
@@ -96,6 +100,10 @@ type Options struct {
 	Stacks []string
 	// Limits are applied when the demo starts the lab.
 	Limits []lab.Limit
+	// AuthzTimeout is the 3x gateways' ext_authz timeout in a lab the
+	// demo starts (a running lab keeps its own). Default
+	// DefaultAuthzTimeout.
+	AuthzTimeout time.Duration
 	// Keep leaves a lab the demo started running afterwards.
 	Keep bool
 	// Supervisor is the command that runs the lab in the background.

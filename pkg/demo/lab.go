@@ -25,7 +25,7 @@ func ensureLab(ctx context.Context, o *Options) (stop func(), err error) {
 	}
 	fmt.Fprintf(o.Log, "==> starting the lab (stacks %s) in %s\n", strings.Join(o.Stacks, ", "), o.LabDir)
 	start := time.Now()
-	cfg := lab.Config{Platform: o.Platform, Stacks: o.Stacks, Limits: o.Limits}
+	cfg := lab.Config{Platform: o.Platform, Stacks: o.Stacks, Limits: o.Limits, AuthzTimeout: o.AuthzTimeout}
 	if _, err := openLab(*o).Up(ctx, lab.UpOptions{Config: cfg, Out: o.Log, Supervisor: o.Supervisor}); err != nil {
 		return nil, fmt.Errorf("starting the lab: %w", err)
 	}
