@@ -8,11 +8,11 @@ import (
 	"github.com/authbench/authbench/pkg/observe"
 )
 
-// labGateways are the readers of the lab's gateways' own metrics (Envoy's
+// LabGateways are the readers of the lab's gateways' own metrics (Envoy's
 // admin stats in 3.x, the router's HAProxy exporter in 2.x), each under
 // the host of the stack target it fronts. A lab whose state names no
 // metrics endpoint gives none.
-func labGateways(ctx context.Context, dir string, platforms []lab.Platform) observe.GatewayReaders {
+func LabGateways(ctx context.Context, dir string, platforms ...lab.Platform) observe.GatewayReaders {
 	st, err := lab.Open(dir, platforms...).State(ctx)
 	if err != nil {
 		return nil

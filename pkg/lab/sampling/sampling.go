@@ -69,7 +69,7 @@ func Observe(ctx context.Context, p *plan.Plan, o Options) (*Observation, error)
 	obs := &Observation{Lab: rec}
 	if rec != nil {
 		obs.Reviews = labReviews(ctx, dir)
-		obs.Gateways = labGateways(ctx, dir, o.Platforms)
+		obs.Gateways = LabGateways(ctx, dir, o.Platforms...)
 	}
 	if rec == nil && !explicit && p.Lab != "" {
 		obs.Unobserved = &results.UnobservedLab{Dir: p.Lab, Reason: "the scenario names it, but it is not running or its targets are not the lab's"}
