@@ -70,5 +70,6 @@ func Diagnose(run *results.Run, tl *results.Timeline) []results.Finding {
 		out = hostContention(run, name, rs, out)
 	}
 	out = append(out, APIServerFindings(run)...)
+	out = append(out, gatewayLadderFindings(run)...)
 	return append(out, observationFindings(run)...)
 }
