@@ -83,3 +83,31 @@ func TestGatewayAuthzFindings(t *testing.T) {
 		})
 	}
 }
+
+// The gateway's 403s start when the authz service falls behind: the
+// auth-errors finding must not call them a token expiring.
+func TestAuthErrorsNameTheGatewaysOwn403s(t *testing.T) {
+	run := gatewayRun(300, 0)
+	tl := &results.Timeline{}
+	for _, r := range run.Results {
+		pts := []results.Point{{T: 0, Requests: 100}}
+		for s := 1; s < 5; s++ {
+			pts = append(pts, results.Point{T: float64(s), Requests: 100, AuthErrors: 80})
+		}
+		tl.Series = append(tl.Series, results.Series{Target: r.Target, Iteration: r.Iteration, Points: pts})
+	}
+	f, ok := diagKinds(Diagnose(run, tl))[KindAuthErrors]
+	if !ok {
+		t.Fatal("no auth-errors finding")
+	}
+	if strings.Contains(f.Evidence, "token expiring") || !strings.Contains(f.Evidence, "1500 are the gateway's own") {
+		t.Errorf("evidence: %s", f.Evidence)
+	}
+	plain := gatewayRun(300, 0)
+	for i := range plain.Results {
+		plain.Results[i].Answers = nil
+	}
+	if f := diagKinds(Diagnose(plain, tl))[KindAuthErrors]; !strings.Contains(f.Evidence, "token expiring") {
+		t.Errorf("without classes the expiry reading is lost: %s", f.Evidence)
+	}
+}
