@@ -39,9 +39,10 @@ const (
 	DefaultMinRate        = 50.0
 	DefaultLimit          = "oauth2-proxy=50m"
 	// DefaultAuthzTimeout is the gateways' ext_authz timeout in a lab the
-	// demo starts: short, as where the reports' 403s came from, yet 2.5x
-	// the SLO's P99 bound, so that no call the SLO accepts is cut off.
-	DefaultAuthzTimeout = 250 * time.Millisecond
+	// demo starts: short against the gateway's 5 s default, so that step
+	// 3's throttled ext_authz service outlives it within a few seconds, yet
+	// 10x the SLO's P99 bound, so that no call the SLO accepts is cut off.
+	DefaultAuthzTimeout = time.Second
 	// DefaultSLO is the objective capacity is searched under.
 	DefaultSLO = "p99<100ms,success_rate>=99.9%"
 )
