@@ -232,3 +232,26 @@ func TestHopNote(t *testing.T) {
 		})
 	}
 }
+
+// FuzzParseHopLine: a gateway's log is untrusted text; any line parses or
+// is skipped, never panics, and a parsed line's timers are not negative.
+func FuzzParseHopLine(f *testing.F) {
+	for _, s := range []string{
+		"authbench-ladder gw=envoy ms=1716200000123 status=200 rt_us=4000 urt_us=2000 authz_us=1250 details=via_upstream",
+		"authbench-ladder gw=haproxy ms=1716200000999 status=503 Ta=5 Tr=-1 Tw=0 Tc=-1",
+		"authbench-ladder gw=envoy ms=x", "authbench-ladder ", "",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		r, ok := ParseHopLine(line)
+		if !ok {
+			return
+		}
+		for k, v := range r.Ms {
+			if v < 0 {
+				t.Errorf("%q: timer %s = %v", line, k, v)
+			}
+		}
+	})
+}
