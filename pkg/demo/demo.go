@@ -40,9 +40,10 @@ const (
 	DefaultLimit          = "oauth2-proxy=50m"
 	// DefaultAuthzTimeout is the gateways' ext_authz timeout in a lab the
 	// demo starts: short against the gateway's 5 s default, so that step
-	// 3's throttled ext_authz service outlives it within a few seconds, yet
-	// 10x the SLO's P99 bound, so that no call the SLO accepts is cut off.
-	DefaultAuthzTimeout = time.Second
+	// 3's throttled ext_authz service, whose queue the demo's concurrency
+	// bounds (50 requests at about 70 a second under 50m), outlives it; yet
+	// 5x the SLO's P99 bound, so that no call the SLO accepts is cut off.
+	DefaultAuthzTimeout = 500 * time.Millisecond
 	// DefaultSLO is the objective capacity is searched under.
 	DefaultSLO = "p99<100ms,success_rate>=99.9%"
 )
