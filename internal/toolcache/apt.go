@@ -27,7 +27,7 @@ type AptGroup struct {
 func AptGroups() []AptGroup {
 	return []AptGroup{
 		{Step: "apt", Packages: []string{
-			"haproxy", "nginx", "etcd-server", "etcd-client", "hey", "wrk",
+			"nginx", "etcd-server", "etcd-client", "hey", "wrk",
 			"prometheus", "openjdk-17-jre-headless", "maven", "python3-venv",
 		}},
 		// Only the HTML report tests need a browser, and it takes over 350 MB.
@@ -38,7 +38,7 @@ func AptGroups() []AptGroup {
 // daemons are the services whose Debian packages start them on install,
 // listening on all interfaces (nginx :80, prometheus :9090) or the lab's
 // ports (etcd 2379); the lab runs its own instances on 127.0.0.1.
-var daemons = []string{"nginx", "haproxy", "etcd", "prometheus"}
+var daemons = []string{"nginx", "etcd", "prometheus"}
 
 func aptSteps(in *installer) []step {
 	var steps []step

@@ -21,7 +21,7 @@ func TestNotInstalled(t *testing.T) {
 
 func TestAptGroups(t *testing.T) {
 	groups := AptGroups()
-	need := []string{"haproxy", "nginx", "etcd-server", "etcd-client", "hey", "wrk", "prometheus", "openjdk-17-jre-headless"}
+	need := []string{"nginx", "etcd-server", "etcd-client", "hey", "wrk", "prometheus", "openjdk-17-jre-headless"}
 	var required []string
 	for _, g := range groups {
 		if !g.Optional {
@@ -35,6 +35,9 @@ func TestAptGroups(t *testing.T) {
 	}
 	if slices.Contains(required, "chromium") {
 		t.Error("chromium must be optional")
+	}
+	if slices.Contains(required, "haproxy") {
+		t.Error("HAProxy comes from its wheel (2.8, the router's line), not Debian's package")
 	}
 }
 

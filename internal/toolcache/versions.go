@@ -94,17 +94,27 @@ var versionRE = regexp.MustCompile(`v?\d+\.\d+(\.\d+)?`)
 // InstalledVersion reports the version of an installed lab program as the
 // program itself (or dpkg) tells it, e.g. "v1.32.2" or "1.22.1".
 func InstalledVersion(ctx context.Context, name string) (string, error) {
-	c, ok := lookupComponent(name)
-	if !ok {
+	if _, ok := lookupComponent(name); !ok {
 		return "", fmt.Errorf("unknown lab program %q (known: %v)", name, componentNames())
 	}
 	path, err := ToolPath(name)
 	if err != nil {
 		return "", err
 	}
+	return VersionOf(ctx, name, path)
+}
+
+// VersionOf asks the lab program name installed at path its version, as
+// InstalledVersion does; for a path the caller already found.
+func VersionOf(ctx context.Context, name, path string) (string, error) {
+	c, ok := lookupComponent(name)
+	if !ok {
+		return "", fmt.Errorf("unknown lab program %q (known: %v)", name, componentNames())
+	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	var out []byte
+	var err error
 	switch {
 	case name == keycloakName:
 		// kc.sh --version starts a JVM; the distribution says it in a file.

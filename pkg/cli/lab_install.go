@@ -10,7 +10,7 @@ func newLabInstallCmd() *cobra.Command {
 	o := toolcache.Options{}
 	cmd := &cobra.Command{
 		Use:   "install",
-		Short: "Install what the lab needs: apt packages, pinned Go tools, Keycloak (cached, skips what is there)",
+		Short: "Install what the lab needs: apt packages, pinned Go tools, Keycloak, the Envoy and HAProxy wheels (cached, skips what is there)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.Out = cmd.OutOrStdout()

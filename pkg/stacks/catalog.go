@@ -81,7 +81,7 @@ var catalog = []Stack{
 	{Name: Stack2x, Target: Target2x, Title: "2x, Route + oauth-proxy", Components: []Component{
 		{Name: HAProxy, Stack: Stack2x, Role: RoleRoute, Program: ProgramHAProxy, Scheme: "https",
 			Plays: "an OpenShift Route (router HAProxy, edge TLS termination)",
-			Ports: []Port{{HAProxy, podPortTLS}}, Deployment: HAProxy, Container: HAProxy, RenderedFrom: "Route"},
+			Ports: []Port{{HAProxy, podPortTLS}, {PortHAProxyMetrics, podPortMetrics}}, Deployment: HAProxy, Container: HAProxy, RenderedFrom: "Route"},
 		func() Component {
 			c := rbacProxy(OAuthProxy, Stack2x, RoleOAuthProxy, Echo2x)
 			c.Plays = "openshift/oauth-proxy (TokenReview + SubjectAccessReview with caching)"

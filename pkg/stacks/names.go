@@ -68,6 +68,9 @@ const (
 	// oauth2-proxy serves /metrics, its Go process metrics among them
 	// (what a Prometheus sampler with observe.ProcessProfile reads).
 	PortOAuth2ProxyMetrics = OAuth2Proxy + "-metrics"
+	// PortHAProxyMetrics names, in the lab state's ports, where the 2x
+	// router's HAProxy serves its Prometheus exporter's /metrics.
+	PortHAProxyMetrics = HAProxy + "-metrics"
 	// PortEnvoyAdmin and PortEnvoyOAuthAdmin name, in the lab state's
 	// ports, where each gateway's Envoy serves its admin interface
 	// (/stats/prometheus) on 127.0.0.1; EnvoyAdminPort finds it by gateway.

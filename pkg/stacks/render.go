@@ -46,6 +46,8 @@ type Router struct {
 	// the address of the oauth proxy the Route points at.
 	Listen, Backend, Server string
 	TLS                     TLSFiles
+	// Metrics is the address of HAProxy's Prometheus exporter (/metrics).
+	Metrics string
 }
 
 // Gateway is Envoy as a 3x stack's Gateway API gateway: the HTTPRoute to

@@ -25,7 +25,8 @@ func (o Options) routerConfig(route Object) Object {
 	spec := route["spec"].(Object)
 	svc := str(spec["to"].(Object)["name"])
 	r := stacks.Router{Route: o.namespace() + "/" + Name(route), Termination: str(spec["tls"].(Object)["termination"]),
-		Listen: o.listen(stacks.HAProxy), Backend: "route_" + svc, Server: o.peer(svc, servicePorts[svc], false), TLS: mountedTLS}
+		Listen: o.listen(stacks.HAProxy), Backend: "route_" + svc, Server: o.peer(svc, servicePorts[svc], false), TLS: mountedTLS,
+		Metrics: o.listen(stacks.PortHAProxyMetrics)}
 	return o.configMap(stacks.HAProxy, stacks.ConfigRouter, stacks.ConfigRouter, r)
 }
 

@@ -30,9 +30,10 @@ func plays(c stacks.Component) string {
 }
 
 // components builds the state's components of the configured stacks:
-// each pod's container with its entry point, Deployment and image tag,
-// then the cluster and Keycloak, which no scenario samples.
-func components(names []string, ports map[string]int, refs map[string]string, apiserver int, kcURL string) []lab.ComponentInfo {
+// each pod's container with its entry point, Deployment, image and the
+// version its program reports (versions, by image name; else the image's
+// tag), then the cluster and Keycloak, which no scenario samples.
+func components(names []string, ports map[string]int, refs, versions map[string]string, apiserver int, kcURL string) []lab.ComponentInfo {
 	var out []lab.ComponentInfo
 	for _, st := range names {
 		for _, c := range stacks.Components(st) {
@@ -40,7 +41,10 @@ func components(names []string, ports map[string]int, refs map[string]string, ap
 			ci.Namespace, ci.Pod, ci.Container = manifests.DefaultNamespace, c.Deployment+"-.*", c.Container
 			ci.Workload = fmt.Sprintf("Deployment %s/%s, container %s", ci.Namespace, c.Deployment, c.Container)
 			ci.URL = fmt.Sprintf("%s://127.0.0.1:%d%s", c.Scheme, ports[ci.Name], stacks.EchoPath)
-			ci.Version = tagOf(refs[c.Program])
+			ci.Version = versions[c.Program]
+			if ci.Version == "" {
+				ci.Version = tagOf(refs[c.Program])
+			}
 			ci.Exe = refs[c.Program]
 			out = append(out, ci)
 		}

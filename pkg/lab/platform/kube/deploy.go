@@ -38,7 +38,7 @@ func (r *upRun) deployAndCheck(ctx context.Context, cl *cluster.Cluster, kc keyc
 	if kc.HTTPSPort > 0 {
 		kcURL = keycloak.IssuerURL(kc)
 	}
-	comps := components(r.cfg.Stacks, r.ports, r.refs, cl.Ports.APIServer, kcURL)
+	comps := components(r.cfg.Stacks, r.ports, r.refs, r.versions, cl.Ports.APIServer, kcURL)
 	for i := range comps {
 		for _, l := range r.cfg.Limits {
 			if comps[i].Name == l.Component {

@@ -57,6 +57,7 @@ func TestKubeLab(t *testing.T) {
 			}
 		}
 	})
+	t.Run("router", func(t *testing.T) { checkRouter(t, hc, dir, s) })
 	c := client(t, dir)
 	if q := quota(t, c, dir, "oauth2-proxy"); q != "5000/100000" {
 		t.Errorf("oauth2-proxy's pod cgroup: cfs quota/period %s, want 5000/100000", q)

@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -26,7 +27,8 @@ func TestComponents(t *testing.T) {
 		ports[n] = 40000 + i
 	}
 	refs := map[string]string{"envoy": "authbench.local/envoy:1.40.0", "http-echo": "authbench.local/http-echo:v1.0.0"}
-	cs := components([]string{stacks.Stack2x, stacks.Stack3x}, ports, refs, 6443, "https://127.0.0.1:8081/realms/authbench")
+	versions := map[string]string{"http-echo": "v1.0.0", "haproxy": "2.8.25", "envoy": "1.40.0"}
+	cs := components([]string{stacks.Stack2x, stacks.Stack3x}, ports, refs, versions, 6443, "https://127.0.0.1:8081/realms/authbench")
 	var names []string
 	for _, c := range cs {
 		names = append(names, c.Name)
@@ -37,10 +39,11 @@ func TestComponents(t *testing.T) {
 		t.Fatalf("components %v, want %v", names, want)
 	}
 	for _, tc := range []struct{ name, pod, container, url, version string }{
-		{stacks.OAuthProxy, "http-echo-2x-.*", "oauth-proxy", "https://127.0.0.1:40001/echo", ""},
-		{stacks.OAuth2Proxy, "oauth2-proxy-.*", "oauth2-proxy", "http://127.0.0.1:40005/echo", ""},
-		{stacks.Envoy, "envoy-.*", "envoy", "https://127.0.0.1:40007/echo", "1.40.0"},
-		{stacks.Echo3x, "http-echo-3x-.*", "http-echo", "http://127.0.0.1:40003/echo", "v1.0.0"},
+		{stacks.OAuthProxy, "http-echo-2x-.*", "oauth-proxy", entry("https", ports[stacks.OAuthProxy]), ""},
+		{stacks.OAuth2Proxy, "oauth2-proxy-.*", "oauth2-proxy", entry("http", ports[stacks.OAuth2Proxy]), ""},
+		{stacks.Envoy, "envoy-.*", "envoy", entry("https", ports[stacks.Envoy]), "1.40.0"},
+		{stacks.Echo3x, "http-echo-3x-.*", "http-echo", entry("http", ports[stacks.Echo3x]), "v1.0.0"},
+		{stacks.HAProxy, "haproxy-.*", "haproxy", entry("https", ports[stacks.HAProxy]), "2.8.25"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var c lab.ComponentInfo
@@ -63,9 +66,14 @@ func TestComponents(t *testing.T) {
 		}
 	}
 	ts := targets([]string{stacks.Stack3x}, cs)
-	if len(ts) != 1 || ts[0].Name != stacks.Target3x || ts[0].URL != "https://127.0.0.1:40007/echo" || len(ts[0].Layers) != 4 {
+	if len(ts) != 1 || ts[0].Name != stacks.Target3x || ts[0].URL != entry("https", ports[stacks.Envoy]) || len(ts[0].Layers) != 4 {
 		t.Errorf("targets %+v", ts)
 	}
+}
+
+// entry is a component's entry point on the lab's loopback.
+func entry(scheme string, port int) string {
+	return fmt.Sprintf("%s://127.0.0.1:%d/echo", scheme, port)
 }
 
 // Stack 3x-oauth has the processes lab's components, target and layers:
@@ -76,7 +84,7 @@ func TestComponents3xOAuth(t *testing.T) {
 	for i, n := range stacks.PortNames(stacks.Stack3xOAuth) {
 		ports[n] = 41000 + i
 	}
-	cs := components([]string{stacks.Stack3xOAuth}, ports, map[string]string{}, 6443, "")
+	cs := components([]string{stacks.Stack3xOAuth}, ports, map[string]string{}, nil, 6443, "")
 	byName := map[string]lab.ComponentInfo{}
 	for _, c := range cs {
 		byName[c.Name] = c

@@ -42,6 +42,8 @@ type upRun struct {
 	sec   stacks.Secrets
 	ports map[string]int
 	refs  map[string]string // image name -> reference
+	// versions are what each image's program says its version is.
+	versions map[string]string
 	// auditPolicy is the apiserver's audit policy file.
 	auditPolicy string
 	state       *lab.State
@@ -220,10 +222,10 @@ func (r *upRun) start(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("building the lab's images: %w", err)
 	}
-	r.refs = map[string]string{}
+	r.refs, r.versions = map[string]string{}, map[string]string{}
 	var paths []string
 	for _, i := range imgs {
-		r.refs[i.Name], paths = i.Ref, append(paths, i.Path)
+		r.refs[i.Name], r.versions[i.Name], paths = i.Ref, i.Version, append(paths, i.Path)
 	}
 	r.logf("images ready (%d) in %.1fs", len(imgs), time.Since(t0).Seconds())
 	if err := writeImages(r.dir, r.refs); err != nil {
