@@ -66,9 +66,10 @@ const (
 
 // Tools lists the pinned Go tools in build order: small ones first, so a
 // fresh machine has them minutes before hyperkube, and kube-rbac-proxy
-// after hyperkube, whose compiled packages it reuses.
+// after hyperkube, whose compiled packages it reuses; the optional
+// registry last.
 func Tools() []Tool {
-	return []Tool{httpEchoTool(), oauth2ProxyTool(), hyperkubeTool(), kubeRBACProxyTool()}
+	return []Tool{httpEchoTool(), oauth2ProxyTool(), hyperkubeTool(), kubeRBACProxyTool(), registryTool()}
 }
 
 // single is the wrapper of a tool built alone: it requires the tool's

@@ -16,9 +16,9 @@ func init() { register(newImageCmd) }
 func newImageCmd(s streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "image",
-		Short: "Build the lab's container images as OCI layout tarballs (no Docker, no registry)",
+		Short: "Build the lab's container images as OCI layout tarballs (no Docker) and push them to a registry",
 	}
-	cmd.AddCommand(newImageBuildCmd(s))
+	cmd.AddCommand(newImageBuildCmd(s), newImagePushCmd(s))
 	return cmd
 }
 
@@ -30,8 +30,8 @@ func newImageBuildCmd(s streams) *cobra.Command {
 		Short: "Build images (" + strings.Join(image.Names(), ", ") + "); cached by version",
 		Long: `Build images as OCI image layout tarballs under the cache (CACHE/images), one
 line per image: name, reference, path. Import one into containerd with
-ctr -n k8s.io images import FILE, or push it to a registry (e.g. skopeo copy
-oci-archive:FILE docker://REGISTRY/NAME:TAG) for authbench kube deploy --image-registry.`,
+ctr -n k8s.io images import FILE, or push it to a registry with
+authbench image push REGISTRY/NAME --image NAME for authbench kube deploy --image-registry.`,
 		RunE: func(cmd *cobra.Command, names []string) error {
 			if all == (len(names) > 0) {
 				return errors.New("name images to build, or pass --all")

@@ -27,6 +27,7 @@ func addPodFlags(cmd *cobra.Command) {
 	f.String("context", "", "kubeconfig context for --pods (default: its current context)")
 	f.String("namespace", "", `namespace of the --pods Job (default "default")`)
 	f.String("image", "", "authbench's image for --pods (default in a kube lab: this binary's, imported)")
+	addPodRegistryFlags(cmd)
 }
 
 // applyPodFlags copies the --pods flags into the plan's Execution.
@@ -68,12 +69,16 @@ func podExecutor(ctx context.Context, cmd *cobra.Command, ro *runner.Options, lo
 	}
 	x := ro.Plan.Execution
 	if x == nil {
-		return nil
+		return registryNeedsPods(cmd)
 	}
 	if err := ro.Plan.Ready(); err != nil {
 		return err
 	}
 	o := pods.Options{Execution: *x, Log: log}
+	if err := podRegistryImage(ctx, cmd, &o, log); err != nil {
+		return err
+	}
+	x.Image = o.Image // run.json records the pinned image
 	if err := kubeLabDefaults(ctx, labDirFlag(cmd), &o, log); err != nil {
 		return err
 	}

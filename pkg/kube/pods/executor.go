@@ -25,6 +25,10 @@ type Options struct {
 	plan.Execution
 	// PullPolicy is the container's imagePullPolicy. Default IfNotPresent.
 	PullPolicy string
+	// PullSecret names a Secret of the namespace (kubernetes.io/dockerconfigjson)
+	// the kubelet pulls Image with. Default none: the node's or the
+	// service account's credentials.
+	PullSecret plan.ObjectName
 	// ReadyTimeout bounds the wait for every pod to be ready; pods not
 	// ready by then are left out and the run is partial. Default 3m.
 	ReadyTimeout time.Duration
@@ -141,7 +145,7 @@ func (e *Executor) Prepare(ctx context.Context, client plan.Client, targets []pl
 	bg, stop := context.WithCancel(context.Background())
 	e.stop = stop
 	go e.beat(bg)
-	fmt.Fprintf(e.o.Log, "pods: Job %s/%s with %d pods (label %s=%s)\n", e.o.Namespace, e.name, e.o.Pods, RunLabel, e.id)
+	fmt.Fprintf(e.o.Log, "pods: Job %s/%s with %d pods of %s (label %s=%s)\n", e.o.Namespace, e.name, e.o.Pods, e.o.Image, RunLabel, e.id)
 	return e.waitReady(ctx, bg)
 }
 

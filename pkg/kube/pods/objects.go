@@ -45,6 +45,9 @@ func (e *Executor) jobObject() obj {
 		"containers": []obj{container},
 		"volumes":    []obj{{"name": "run", "secret": obj{"secretName": e.name.String(), "defaultMode": 0o440}}},
 	}
+	if !e.o.PullSecret.IsZero() {
+		spec["imagePullSecrets"] = []obj{{"name": e.o.PullSecret.String()}}
+	}
 	if e.o.hostNetwork() {
 		spec["dnsPolicy"] = "ClusterFirstWithHostNet"
 	}
