@@ -8,10 +8,6 @@ import (
 	"github.com/authbench/authbench/pkg/stacks"
 )
 
-// portHAProxyMetrics names, in the lab state's ports, the 2x router's
-// Prometheus exporter (the catalog's haproxy-metrics port).
-const portHAProxyMetrics = stacks.HAProxy + "-metrics"
-
 // gatewayReader is the reader of component c's own metrics, when c is a
 // gateway or router whose metrics port the lab's state names; every lab
 // port is on 127.0.0.1.
@@ -26,7 +22,7 @@ func gatewayReader(c lab.ComponentInfo, ports map[string]int) observe.GatewayRea
 			Names: observe.EnvoyNames{Prefix: stacks.EnvoyStatPrefix, AuthzCluster: stacks.EnvoyClusterExtAuthz,
 				UpstreamCluster: stacks.EnvoyClusterBackend}}
 	case c.Program == stacks.ProgramHAProxy && c.Role == stacks.RoleRoute:
-		port := ports[portHAProxyMetrics]
+		port := ports[stacks.PortHAProxyMetrics]
 		if port == 0 {
 			return nil
 		}

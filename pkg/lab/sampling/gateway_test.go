@@ -10,7 +10,7 @@ import (
 
 func TestGatewaysOf(t *testing.T) {
 	st := &lab.State{
-		Ports: map[string]int{stacks.PortEnvoyAdmin: 12801, portHAProxyMetrics: 12802},
+		Ports: map[string]int{stacks.PortEnvoyAdmin: 12801, stacks.PortHAProxyMetrics: 12802},
 		Components: []lab.ComponentInfo{
 			{Name: stacks.Envoy, Stack: stacks.Stack3x, Program: stacks.ProgramEnvoy, Role: stacks.RoleGateway},
 			{Name: stacks.EnvoyOAuth, Stack: stacks.Stack3xOAuth, Program: stacks.ProgramEnvoy, Role: stacks.RoleGateway},
