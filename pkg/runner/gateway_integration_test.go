@@ -14,6 +14,7 @@ import (
 	"github.com/authbench/authbench/pkg/load"
 	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/results"
+	"github.com/authbench/authbench/pkg/scenario"
 	"github.com/authbench/authbench/pkg/stacks"
 )
 
@@ -48,7 +49,7 @@ func TestGatewayAuthzTimeoutsAre403sTheGatewayMade(t *testing.T) {
 	storm := plan.Load{Concurrency: authzStormConcurrency, Duration: plan.Duration(5 * time.Second), Iterations: 1,
 		WarmupDuration: plan.Duration(time.Second)}
 	limited, _ := runLab(t, labPlan(t, "authz-timeouts", storm))
-	r := only3x(t, limited)
+	r := onlyResult(t, limited)
 	g := r.Gateway
 	if g == nil || g.ExtAuthz == nil {
 		t.Fatalf("no gateway account in the result: %+v", g)
@@ -78,7 +79,7 @@ func TestGatewayAuthzTimeoutsAre403sTheGatewayMade(t *testing.T) {
 
 	lift()
 	free, _ := runLab(t, labPlan(t, "authz-unlimited", closedLoad()))
-	u := only3x(t, free)
+	u := onlyResult(t, free)
 	onlyStatus(t, free, "200")
 	if u.Gateway == nil || u.Gateway.ExtAuthz == nil || u.Gateway.ExtAuthz.Error != 0 || len(u.Answers) != 0 {
 		t.Errorf("without the limit: gateway %+v, classes %v; want no authz error", u.Gateway, u.Answers)
@@ -88,7 +89,7 @@ func TestGatewayAuthzTimeoutsAre403sTheGatewayMade(t *testing.T) {
 	}
 }
 
-func only3x(t *testing.T, run *results.Run) results.Result {
+func onlyResult(t *testing.T, run *results.Run) results.Result {
 	t.Helper()
 	if len(run.Results) != 1 {
 		t.Fatalf("%d results, want 1", len(run.Results))
@@ -101,4 +102,37 @@ func abs(v int64) int64 {
 		return -v
 	}
 	return v
+}
+
+// TestRouterAccountIn2x: the 2x router's HAProxy exporter gives the run's
+// requests, by class, and its running mean times.
+func TestRouterAccountIn2x(t *testing.T) {
+	p := labPlan(t, "router-account", plan.Load{Concurrency: 8, Duration: plan.Duration(2 * time.Second), Iterations: 1})
+	b, err := lab.Open(labDir, processes.Platform{}).Scenario(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err := scenario.Parse("lab-scenario.yaml", b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Targets = nil
+	for _, tg := range full.Targets {
+		if tg.Name == stacks.Target2x {
+			p.Targets = append(p.Targets, tg)
+		}
+	}
+	run, _ := runLab(t, p)
+	r := onlyResult(t, run)
+	g := r.Gateway
+	if g == nil || g.Kind != results.GatewayHAProxy {
+		t.Fatalf("gateway account %+v, want HAProxy's", g)
+	}
+	t.Logf("run %d requests %v; HAProxy %d requests %v, upstream %+v, total %+v", r.Requests, r.Status, g.Requests, g.ByClass, g.Upstream, g.Downstream)
+	if d := abs(g.ByClass["2xx"] - r.Status["200"]); d > 8 {
+		t.Errorf("HAProxy counted %d × 2xx, the run %d × 200", g.ByClass["2xx"], r.Status["200"])
+	}
+	if g.Upstream == nil || g.Upstream.MeanMs <= 0 || g.Downstream == nil || g.Downstream.MeanMs <= 0 {
+		t.Errorf("no running means: upstream %+v, total %+v", g.Upstream, g.Downstream)
+	}
 }
