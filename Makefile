@@ -17,7 +17,7 @@ STACKS     ?= 2x,3x
 PLATFORM   ?= processes
 TEST_FLAGS ?=
 
-.PHONY: all build lab demo test test-deps unit integration vet bench clean
+.PHONY: all build lab demo test test-deps unit integration vet bench bench-soak clean
 
 all: build
 
@@ -53,6 +53,11 @@ test: vet unit integration
 
 bench: build
 	@bench/compare.sh
+
+# bench-soak: a ten-minute staged run through 60 s OIDC tokens (memory
+# flat, no expired token sent); separate from bench for its length.
+bench-soak: build
+	@$(GO) run ./bench/soak_stages -bin $(BIN)
 
 clean:
 	rm -rf bin

@@ -10,6 +10,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/authbench/authbench/pkg/capacity"
+	"github.com/authbench/authbench/pkg/live"
+	"github.com/authbench/authbench/pkg/observe"
 	"github.com/authbench/authbench/pkg/runner"
 	"github.com/authbench/authbench/pkg/sinks"
 )
@@ -25,7 +27,7 @@ type capacityOptions struct {
 }
 
 // capacitySkipped are run's flags a search has no use for.
-var capacitySkipped = map[string]bool{"requests": true, "rate": true, "iterations": true}
+var capacitySkipped = map[string]bool{"requests": true, "rate": true, "stages": true, "iterations": true}
 
 func newCapacityCmd(s streams) *cobra.Command {
 	o := &capacityOptions{}
@@ -85,19 +87,26 @@ func (o *capacityOptions) run(cmd *cobra.Command, args []string, s streams) erro
 	if err != nil {
 		return err
 	}
+	if err := refuseStages(p, "capacity"); err != nil {
+		return err
+	}
 	if p.SLO == nil {
 		return errors.New(`capacity needs an SLO: give --slo "p99<100ms,success_rate>=99.9%" or an slo in the scenario`)
 	}
 	co := runner.CapacityOptions{
-		Options: runner.Options{Plan: p, Out: o.out, CommandLine: s.argv, Version: Version, Log: s.err,
-			Sinks: sinks.Standard(o.out, s.err)},
-		Search: capacity.Options{SLO: *p.SLO, Min: o.min, Max: o.max, Budget: o.budget},
-		Step:   o.duration,
+		Options: runner.Options{Plan: p, Out: o.out, CommandLine: s.argv, Version: Version},
+		Search:  capacity.Options{SLO: *p.SLO, Min: o.min, Max: o.max, Budget: o.budget},
+		Step:    o.duration,
 	}
+	lv := newLive(s, o.live, live.Options{Title: "capacity", PhaseWord: "step", PerPhase: true}, func() *observe.Monitor { return co.Monitor })
+	defer lv.stop()
+	co.Log, co.Sinks, co.Watch = lv.log, sinks.Standard(o.out, lv.log), lv.watcher()
 	if err := o.observe(cmd.Context(), &co.Options); err != nil {
 		return err
 	}
+	lv.start(cmd.Context())
 	out, err := runner.Capacity(cmd.Context(), co)
+	lv.stop()
 	if out == nil {
 		return err
 	}

@@ -12,6 +12,8 @@ import (
 	"github.com/authbench/authbench/pkg/lab"
 	"github.com/authbench/authbench/pkg/lab/sampling"
 	"github.com/authbench/authbench/pkg/ladder"
+	"github.com/authbench/authbench/pkg/live"
+	"github.com/authbench/authbench/pkg/observe"
 	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/report"
 	"github.com/authbench/authbench/pkg/runner"
@@ -36,6 +38,7 @@ type ladderOptions struct {
 	gatewayLog, gateway  string
 	out, name            string
 	output               formatValue
+	live                 bool
 	changed              func(string) bool
 }
 
@@ -81,14 +84,20 @@ Without -f it runs on a stack of the local lab; with -f on a scenario target's r
 	addFormatFlag(cmd, &o.output, "json prints only the ladder", formatText, formatJSON)
 	addOutDirFlag(cmd, &o.out)
 	f.StringVar(&o.name, "name", "", `run name (default "ladder-" + the target's name)`)
+	addLiveFlag(cmd, &o.live)
 	return cmd
 }
 
 func (o *ladderOptions) run(cmd *cobra.Command, s streams) error {
+	var lo ladder.Options
+	lv := newLive(s, o.live, live.Options{Title: "ladder", PhaseWord: "round", Phases: o.rounds}, func() *observe.Monitor { return lo.Monitor })
+	defer lv.stop()
+	s.err = lv.log
 	lo, err := o.options(cmd.Context(), s)
 	if err != nil {
 		return err
 	}
+	lo.Watch = lv.watcher()
 	if lo.Stack != "" {
 		// Only the lab's components: the scenario's own observe list
 		// describes its run, not the ladder's rungs.
@@ -98,7 +107,9 @@ func (o *ladderOptions) run(cmd *cobra.Command, s streams) error {
 		}
 		lo.Monitor, lo.Lab, lo.Reviews, lo.Gateways = obs.Monitor, obs.Lab, obs.Reviews, obs.Gateways
 	}
+	lv.start(cmd.Context())
 	out, err := ladder.Run(cmd.Context(), lo)
+	lv.stop()
 	if out == nil || out.Ladder == nil {
 		return err
 	}
@@ -119,6 +130,9 @@ func (o *ladderOptions) options(ctx context.Context, s streams) (ladder.Options,
 	if o.file != "" {
 		p, err := scenario.Load(o.file)
 		if err != nil {
+			return lo, err
+		}
+		if err := refuseStages(p, "the ladder"); err != nil {
 			return lo, err
 		}
 		lo = ladder.Options{Plan: p, Target: o.target}

@@ -11,7 +11,10 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/authbench/authbench/pkg/live"
 	"github.com/authbench/authbench/pkg/load"
+	"github.com/authbench/authbench/pkg/observe"
+	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/report"
 	"github.com/authbench/authbench/pkg/runner"
 	"github.com/authbench/authbench/pkg/sinks"
@@ -44,18 +47,22 @@ func (o *runOptions) run(cmd *cobra.Command, args []string, s streams) error {
 	if err != nil {
 		return err
 	}
-	ro := runner.Options{Plan: p, Out: o.out, CommandLine: s.argv, Version: Version, Log: s.err,
-		Sinks: sinks.Standard(o.out, s.err)}
-	if o.output.value == formatText && isTerminal(s.out) {
+	ro := runner.Options{Plan: p, Out: o.out, CommandLine: s.argv, Version: Version}
+	lv := newLive(s, o.live, live.Options{Title: "run", Phases: max(p.Load.Iterations, plan.DefaultIterations)}, func() *observe.Monitor { return ro.Monitor })
+	defer lv.stop()
+	ro.Log, ro.Sinks, ro.Watch = lv.log, sinks.Standard(o.out, lv.log), lv.watcher()
+	if ro.Watch == nil && o.output.value == formatText && isTerminal(s.out) {
 		ro.Progress = progressLine{s.out}
 	}
-	if err := podExecutor(cmd.Context(), cmd, &ro, s.err); err != nil {
+	if err := podExecutor(cmd.Context(), cmd, &ro, lv.log); err != nil {
 		return err
 	}
 	if err := o.observe(cmd.Context(), &ro); err != nil {
 		return err
 	}
+	lv.start(cmd.Context())
 	outcome, err := runner.Run(cmd.Context(), ro)
+	lv.stop()
 	if outcome == nil {
 		return err
 	}

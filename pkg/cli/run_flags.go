@@ -24,6 +24,7 @@ type runOptions struct {
 	concurrency int
 	duration    time.Duration
 	rate        float64
+	stages      stagesValue
 	method      string
 	headers     headersValue
 	body        string
@@ -49,6 +50,7 @@ type runOptions struct {
 	tokenCmd    string
 	token       string
 	labDir      string
+	live        bool
 	changed     func(string) bool
 }
 
@@ -60,6 +62,7 @@ func (o *runOptions) addFlags(cmd *cobra.Command) {
 	f.IntVarP(&o.concurrency, "concurrency", "c", plan.DefaultConcurrency, "workers (connections); in the open loop, the bound on in-flight requests")
 	f.DurationVarP(&o.duration, "duration", "z", 0, "duration of each iteration, instead of -n (e.g. 30s)")
 	f.Float64VarP(&o.rate, "rate", "q", 0, "TOTAL requests per second across workers; selects the open loop (hey's -q is per worker)")
+	f.Var(&o.stages, "stages", `open-loop schedule instead of -q and -z: DURATION:RATE holds, DURATION:FROM-TO ramps, e.g. "30s:100,60s:100-500,30s:500"`)
 	f.StringVarP(&o.method, "method", "m", plan.DefaultMethod, "HTTP method")
 	f.VarP(&o.headers, "header", "H", `request header "Name: value" (repeatable)`)
 	f.StringVarP(&o.body, "body", "d", "", "request body")
@@ -86,6 +89,7 @@ func (o *runOptions) addFlags(cmd *cobra.Command) {
 	f.StringVar(&o.tokenCmd, "token-command", "", `bearer token from a command's output, e.g. "oc whoami -t"`)
 	f.StringVar(&o.token, "token", "", "bearer token (visible in the process list: prefer --token-env/--token-file)")
 	addLabDirFlag(cmd, &o.labDir, "", "sample the components of the lab in this directory (default: the scenario's lab, else the running lab if the targets point at it)", "observe-lab")
+	addLiveFlag(cmd, &o.live)
 }
 
 // plan builds the plan from a scenario file and/or flags. Defaults and
@@ -187,6 +191,7 @@ func (o *runOptions) applyLoad(p *plan.Plan, set func(string) bool, give func(fl
 			give("rate", plan.FieldRate)
 		}
 	}
+	o.applyStages(p, give)
 	if set("iterations") {
 		l.Iterations = o.iterations
 		give("iterations", plan.FieldIterations)

@@ -120,6 +120,8 @@ type Options struct {
 	// CLI's: summary.md, ReportFile, the history index, publishing).
 	// Default none.
 	Sinks []runner.Sink
+	// Watch, when set, sees every turn live (the CLI's --live).
+	Watch runner.Watcher
 }
 
 // complete fills the ladder's defaults and the plan's (once), checks

@@ -21,8 +21,9 @@ type Progress struct {
 type AttackOption func(*attackConfig)
 
 type attackConfig struct {
-	hlog     io.Writer
-	progress *Progress
+	hlog      io.Writer
+	progress  *Progress
+	intervals func(Interval)
 }
 
 // WithHistogramLog streams the corrected latency as an HdrHistogram V2
@@ -41,7 +42,8 @@ type attack struct {
 	r      Request
 	s      Spec
 	open   bool
-	period float64 // open model: ns between intended sends
+	period float64   // open model: ns between intended sends
+	sched  *schedule // staged open model: the timeline instead of period
 	start  int64
 	end    int64 // start+Duration, when Duration bounds the attack
 
@@ -61,7 +63,13 @@ func (a *Attacker) Attack(ctx context.Context, r Request, s Spec, opts ...Attack
 		o(&cfg)
 	}
 	at := &attack{a: a, ctx: ctx, done: ctx.Done(), r: r, s: s, open: s.open()}
-	if at.open {
+	switch {
+	case s.staged():
+		at.sched = newSchedule(s.Stages, s.Stride, s.Slot)
+		if s.Duration <= 0 {
+			at.s.Duration = s.Stages.Total().D()
+		}
+	case at.open:
 		at.period = 1e9 / s.Rate
 	}
 	return at.run(cfg)
@@ -141,6 +149,9 @@ func (at *attack) next(w *worker) (int64, bool) {
 		}
 		return 0, at.seq.Add(1) <= at.s.Requests
 	}
+	if at.sched != nil {
+		return at.nextStaged(w)
+	}
 	k := at.seq.Add(1) - 1
 	t := at.intended(k)
 	switch {
@@ -158,6 +169,24 @@ func (at *attack) next(w *worker) (int64, bool) {
 	return t, true
 }
 
+// nextStaged is next on a staged schedule: this attack's next slot, the
+// stage it belongs to kept by the worker for its per-stage figures.
+func (at *attack) nextStaged(w *worker) (int64, bool) {
+	off, stage, ok := at.sched.at(at.sched.global(at.seq.Add(1) - 1))
+	if !ok || now() >= at.end {
+		// As in a timed attack at one rate, a backlog still unsent at the
+		// end is abandoned and counted unsent.
+		return 0, false
+	}
+	t := at.start + off
+	if !w.waitUntil(t) {
+		at.interrupted.Store(true)
+		return 0, false
+	}
+	w.stage = stage
+	return t, true
+}
+
 // intended is the open model's schedule: request k is due at start+k/Rate.
 func (at *attack) intended(k int64) int64 {
 	return at.start + int64(float64(k)*at.period)
@@ -170,6 +199,9 @@ func (at *attack) intended(k int64) int64 {
 // after the attack, often because ctx was cancelled, so a context check
 // would cut the count it must report.
 func (at *attack) scheduled() int64 {
+	if at.sched != nil {
+		return at.sched.scheduled()
+	}
 	if !(at.period > 0) || math.IsInf(at.period, 0) {
 		return 0
 	}

@@ -19,12 +19,14 @@ type collector struct {
 	ivl      *hdr.Histogram // the current second, corrected
 	total    *hdr.Histogram // corrected
 	utotal   *hdr.Histogram // uncorrected (open model)
+	uivl     *hdr.Histogram // the current second, uncorrected (open, watched)
 	lag      *hdr.Histogram // send lag (open model)
 	series   []results.Point
 	idx      int   // seconds flushed
 	last     int64 // engine time of the last swap
 	hlog     *hlogWriter
 	progress *Progress
+	watch    func(Interval)
 	stop     chan int64
 	stopped  chan struct{}
 }
@@ -36,12 +38,16 @@ func newCollector(at *attack, cfg attackConfig) *collector {
 		total:    hdr.New(histMin, histMax, histDigits),
 		last:     at.start,
 		progress: cfg.progress,
+		watch:    cfg.intervals,
 		stop:     make(chan int64),
 		stopped:  make(chan struct{}),
 	}
 	if at.open {
 		c.utotal = hdr.New(histMin, histMax, histDigits)
 		c.lag = hdr.New(histMin, histMax, histDigits)
+		if c.watch != nil {
+			c.uivl = hdr.New(histMin, histMax, histDigits)
+		}
 	}
 	if cfg.hlog != nil {
 		c.hlog = newHlogWriter(cfg.hlog, wall(at.start))
@@ -87,6 +93,7 @@ func (c *collector) finish(end int64) {
 // flush swaps every worker's interval out and adds one timeline point.
 func (c *collector) flush(end int64, final bool) {
 	var n, errs, auth int64
+	var fails [numFails]int64
 	for _, w := range c.at.workers {
 		w.mu.Lock()
 		iv := w.cur
@@ -97,8 +104,14 @@ func (c *collector) flush(end int64, final bool) {
 		if iv.uhist != nil {
 			iv.uhist.MergeInto(c.utotal)
 			iv.lag.MergeInto(c.lag)
+			if c.uivl != nil {
+				iv.uhist.MergeInto(c.uivl)
+			}
 		}
 		n, errs, auth = n+iv.n, errs+iv.errs, auth+iv.auth
+		for i, f := range iv.fails {
+			fails[i] += f
+		}
 		iv.reset()
 	}
 	if final && n == 0 && end-c.last < int64(time.Millisecond) {
@@ -112,9 +125,26 @@ func (c *collector) flush(end int64, final bool) {
 	if c.hlog != nil {
 		c.hlog.interval(c.ivl, wall(c.last), wall(end))
 	}
+	c.hand(end, n, errs, &fails)
 	c.ivl.Reset()
 	c.idx++
 	c.last = end
+}
+
+// hand gives the closed second to the watcher, if any.
+func (c *collector) hand(end, n, errs int64, fails *[numFails]int64) {
+	if c.watch == nil {
+		return
+	}
+	iv := Interval{Start: wall(c.last), End: wall(end), Requests: n, Errors: errs,
+		Classes: classCounts(fails), Corrected: c.ivl}
+	if c.uivl != nil {
+		iv.Uncorrected = c.uivl
+	}
+	c.watch(iv)
+	if c.uivl != nil {
+		c.uivl.Reset()
+	}
 }
 
 func (c *collector) updateProgress() {

@@ -21,6 +21,7 @@ type Metrics struct {
 	uhist    *hdr.Histogram
 	lag      *hdr.Histogram
 	series   []results.Point
+	stages   []*stageMetrics
 	partial  bool
 	achieved float64
 	unsent   int64
@@ -39,6 +40,7 @@ func (m *Metrics) fill(at *attack, c *collector, end int64) {
 	}
 	m.hist, m.uhist, m.lag, m.series = c.total, c.utotal, c.lag, c.series
 	m.partial = at.interrupted.Load()
+	m.stages = at.stageMetrics(end, m.partial)
 	if c.hlog != nil {
 		m.logErr = c.hlog.err
 	}
@@ -111,12 +113,15 @@ func (m *Metrics) Result() results.Result {
 	if m.spec.model() == plan.Open {
 		u := latency(m.uhist, t.ulat)
 		achieved, late := finite(m.achieved), t.late
-		r.LatencyUncorrected, r.TargetRPS, r.AchievedRPS, r.LateSends = &u, m.spec.Rate, &achieved, &late
+		r.LatencyUncorrected, r.TargetRPS, r.AchievedRPS, r.LateSends = &u, m.spec.targetRPS(), &achieved, &late
 		r.SendLag = m.sendLag()
 		if m.unsent > 0 {
 			unsent := m.unsent
 			r.Unsent = &unsent
 		}
+	}
+	for _, sm := range m.stages {
+		r.Stages = append(r.Stages, sm.result(m, m.partial))
 	}
 	return r
 }

@@ -42,15 +42,26 @@ type Spec struct {
 	// Rate is the total requests per second of the open model; 0 selects
 	// the closed model.
 	Rate float64
+	// Stages, when set, is the open model's schedule instead of Rate:
+	// holds and linear ramps on one timeline, which Duration (their
+	// total) bounds.
+	Stages plan.Stages
+	// Stride and Slot share a staged schedule among attacks (pods): this
+	// one sends global slots Slot, Slot+Stride, ... Default 0 and 0: all.
+	Stride int
+	Slot   int
 }
 
 // SpecFrom translates a plan's load into a Spec.
 func SpecFrom(l plan.Load) Spec {
-	return Spec{Model: l.Model(), Requests: l.Requests, Duration: l.Duration.D(), Concurrency: l.Concurrency, Rate: l.Rate}
+	return Spec{Model: l.Model(), Requests: l.Requests, Duration: l.Duration.D(), Concurrency: l.Concurrency, Rate: l.Rate, Stages: l.Stages}
 }
 
 // open reports whether the spec selects the open model.
-func (s Spec) open() bool { return s.Rate > 0 }
+func (s Spec) open() bool { return s.Rate > 0 || s.staged() }
+
+// staged reports an open model run on Stages.
+func (s Spec) staged() bool { return len(s.Stages) > 0 }
 
 // model is the model actually run, whatever Model says.
 func (s Spec) model() plan.Model {
@@ -71,3 +82,11 @@ func (s Spec) workers() int {
 
 // empty reports a spec with nothing to send.
 func (s Spec) empty() bool { return s.Duration <= 0 && s.Requests <= 0 }
+
+// targetRPS is the open model's target rate: Rate, or the stages' mean.
+func (s Spec) targetRPS() float64 {
+	if s.staged() {
+		return s.Stages.Mean()
+	}
+	return s.Rate
+}

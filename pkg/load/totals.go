@@ -30,7 +30,8 @@ func newTotals() totals {
 	return totals{errors: map[string]int64{}, samples: map[string]string{}}
 }
 
-func (t *totals) add(open bool, intended, sent, end int64, status int, err error) {
+// add counts one request; class is err's (classify), "" without err.
+func (t *totals) add(open bool, intended, sent, end int64, status int, err error, class string) {
 	t.requests++
 	if open {
 		t.sent++
@@ -41,7 +42,6 @@ func (t *totals) add(open bool, intended, sent, end int64, status int, err error
 		t.maxLag = max(t.maxLag, sent-intended)
 	}
 	if err != nil {
-		class := classify(err)
 		t.errors[class]++
 		if _, ok := t.samples[class]; !ok {
 			// The sample is recorded: net/http quotes the whole URL.

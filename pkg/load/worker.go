@@ -31,8 +31,9 @@ type interval struct {
 	uhist *hdr.PackedHistogram // uncorrected (open model only)
 	lag   *hdr.PackedHistogram // send lag, µs (open model only)
 	n     int64
-	errs  int64 // not successful: transport failure or HTTP >= 400
-	auth  int64 // 401 and 403
+	errs  int64           // not successful: transport failure or HTTP >= 400
+	auth  int64           // 401 and 403
+	fails [numFails]int64 // errs by class, for a live view
 }
 
 func newInterval(open bool) *interval {
@@ -51,6 +52,7 @@ func (iv *interval) reset() {
 		iv.lag.Reset()
 	}
 	iv.n, iv.errs, iv.auth = 0, 0, 0
+	iv.fails = [numFails]int64{}
 }
 
 // worker sends requests one at a time.
@@ -69,10 +71,17 @@ type worker struct {
 
 	spare *interval // the collector's
 	tot   totals    // the worker's own until it exits
+
+	stages []stageAcc // staged open model: per stage, the worker's own
+	stage  int        // the stage of the request in hand
 }
 
 func newWorker(at *attack) *worker {
-	return &worker{at: at, cur: newInterval(at.open), spare: newInterval(at.open), tot: newTotals()}
+	w := &worker{at: at, cur: newInterval(at.open), spare: newInterval(at.open), tot: newTotals()}
+	if at.sched != nil {
+		w.stages = newStageAccs(len(at.sched.stages))
+	}
+	return w
 }
 
 func (w *worker) run() {
@@ -126,6 +135,10 @@ func (w *worker) record(intended, sent, end int64, status int, err error) {
 	status, ans := splitAnswer(status)
 	ok := err == nil && status < 400
 	c, u := end-intended, end-sent
+	class := ""
+	if err != nil {
+		class = classify(err)
+	}
 
 	w.mu.Lock()
 	iv := w.cur
@@ -141,6 +154,7 @@ func (w *worker) record(intended, sent, end int64, status int, err error) {
 	iv.n++
 	if !ok {
 		iv.errs++
+		iv.fails[failIndex(class, status)]++
 		w.failed++
 	}
 	if status == 401 || status == 403 {
@@ -149,9 +163,12 @@ func (w *worker) record(intended, sent, end int64, status int, err error) {
 	w.done++
 	w.mu.Unlock()
 
-	w.tot.add(open, intended, sent, end, status, err)
+	w.tot.add(open, intended, sent, end, status, err, class)
 	if ans != answerNone && err == nil {
 		w.tot.answers[ans]++
+	}
+	if w.stages != nil {
+		w.stages[w.stage].add(intended, sent, end, status, err, class)
 	}
 }
 

@@ -33,6 +33,9 @@ func (p *Plan) fillDefaults() {
 		p.Name = DefaultName
 	}
 	l := &p.Load
+	if len(l.Stages) > 0 && l.Duration == 0 && !p.given(FieldDuration) {
+		l.Duration = l.Stages.Total()
+	}
 	if l.Requests == 0 && l.Duration == 0 && !p.given(FieldRequests) {
 		l.Requests = DefaultRequests
 	}

@@ -12,6 +12,7 @@ const (
 	FieldDuration       = "load.duration"
 	FieldConcurrency    = "load.concurrency"
 	FieldRate           = "load.rate"
+	FieldStages         = "load.stages"
 	FieldIterations     = "load.iterations"
 	FieldWarmup         = "load.warmup"
 	FieldDelay          = "load.delay"

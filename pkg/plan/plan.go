@@ -183,6 +183,11 @@ type Load struct {
 	// rate selects the open model. (hey's -q is per worker; ours is not.)
 	// Default 0: closed loop.
 	Rate float64 `json:"rate,omitempty"`
+	// Stages, when set, is the open loop's schedule instead of one Rate:
+	// holds and linear ramps on one timeline (--stages). Not with Rate,
+	// Duration or Requests: Complete sets Duration to the stages' total.
+	// Default none.
+	Stages Stages `json:"stages,omitempty"`
 	// Iterations of the whole load per target. Default 1.
 	Iterations int `json:"iterations"`
 	// WarmupRequests are sent before the first iteration and not recorded.
@@ -196,7 +201,7 @@ type Load struct {
 
 // Model reports which load model the load describes.
 func (l Load) Model() Model {
-	if l.Rate > 0 {
+	if l.Rate > 0 || len(l.Stages) > 0 {
 		return Open
 	}
 	return Closed

@@ -45,6 +45,7 @@ func (v *validation) load() {
 		v.add(FieldConcurrency, "must be at least 1, got %d", l.Concurrency)
 	}
 	v.rate()
+	v.stages()
 	v.requestsOrDuration()
 	if l.Iterations < 1 {
 		v.add(FieldIterations, "must be at least 1, got %d", l.Iterations)

@@ -127,6 +127,7 @@ func (s *summaryWriter) document() {
 func (s *summaryWriter) targetSections(t targetRun) {
 	s.architecture(t)
 	s.latency(t)
+	s.stages(t)
 	s.errorsSection(t)
 	s.slo(t)
 	s.resources(t)

@@ -47,7 +47,10 @@ func (s *summaryWriter) loadConfig() {
 		s.item("Requests per Iteration", notMeasured)
 	}
 	open := s.model() == plan.Open
-	if open {
+	switch {
+	case open && len(l.Stages) > 0:
+		s.item("Stages", "%s", stagesLine(l.Stages))
+	case open:
 		s.item("Rate", "%s in total, all workers together", fmtRPS(l.Rate))
 	}
 	switch {
@@ -98,6 +101,10 @@ func (s *summaryWriter) tool() string {
 // modelSentence says what the load model means for the latency figures,
 // because closed-loop latency is queueing time and is often misread.
 func modelSentence(m plan.Model, l plan.Load) string {
+	if m == plan.Open && len(l.Stages) > 0 {
+		return "open loop — requests are scheduled along the stages on one timeline whatever the target's speed, and latency " +
+			"is measured from each request's intended send time, so it is corrected for coordinated omission."
+	}
 	if m == plan.Open {
 		return fmt.Sprintf("open loop — requests are scheduled at %s whatever the target's speed, and latency "+
 			"is measured from each request's intended send time, so it is corrected for coordinated omission.", fmtRPS(l.Rate))
@@ -315,4 +322,9 @@ func poolOrder(p *auth.Pool) string {
 		return auth.OrderRoundRobin
 	}
 	return p.Order
+}
+
+// stagesLine is the schedule as given and its mean rate.
+func stagesLine(ss plan.Stages) string {
+	return fmt.Sprintf("`%s`, %d stages over %s, mean %s in total, all workers together", ss, len(ss), ss.Total(), fmtRPS(ss.Mean()))
 }

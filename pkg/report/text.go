@@ -67,7 +67,10 @@ func TextResult(w io.Writer, r *results.Result) error {
 func textHeader(b *strings.Builder, run *results.Run) {
 	l := run.Plan.Load
 	load := "closed loop"
-	if l.Model() == plan.Open {
+	switch {
+	case len(l.Stages) > 0:
+		load = "open loop on stages " + l.Stages.String()
+	case l.Model() == plan.Open:
 		load = "open loop at " + fmtRPS(l.Rate)
 	}
 	if l.Concurrency > 0 {
@@ -107,6 +110,7 @@ func textResult(b *strings.Builder, r *results.Result) {
 	fmt.Fprintf(b, "  Requests:\t%d (%d succeeded, %s)\n", r.Requests, r.Successes, fmtPercent(r.Successes, r.Requests))
 	if r.Model == plan.Open {
 		openText(b, r)
+		stagesText(b, r)
 	}
 	b.WriteString("\nLatency distribution:\n")
 	if !has {

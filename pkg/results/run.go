@@ -129,6 +129,9 @@ type Result struct {
 	// Unsent counts requests of a timed open-loop iteration that were due
 	// before its end but never sent because every connection was busy.
 	Unsent *int64 `json:"unsent,omitempty"`
+	// Stages has one entry per stage of a staged open loop, in order.
+	// Default nil: one rate.
+	Stages []Stage `json:"stages,omitempty"`
 	// Status counts responses by HTTP status code ("200": n).
 	Status map[string]int64 `json:"status"`
 	// Errors counts transport failures by class (refused, reset, timeout,

@@ -43,6 +43,9 @@ type Phase struct {
 	HistogramLog io.Writer
 	// Progress, when set, is updated as requests complete.
 	Progress *load.Progress
+	// Intervals, when set, receives every closed second of the phase as
+	// the executor collects it (load.WithIntervals; per pod in pods).
+	Intervals func(load.Interval)
 }
 
 // Measured is what one phase produced.

@@ -60,6 +60,9 @@ func (l *Local) Execute(ctx context.Context, ph Phase) (*Measured, error) {
 	if ph.Progress != nil {
 		opts = append(opts, load.WithProgress(ph.Progress))
 	}
+	if ph.Intervals != nil {
+		opts = append(opts, load.WithIntervals(ph.Intervals))
+	}
 	m := l.attacker.Attack(ctx, l.requests[ph.Target], ph.Spec, opts...)
 	return &Measured{Result: m.Result(), Series: m.Series(), Histogram: m.Histogram(),
 		Unsent: m.Unsent(), Partial: m.Partial(), LogErr: m.LogErr()}, nil

@@ -53,6 +53,8 @@ type Options struct {
 	// Sinks take the finished run after run.json is written (Record).
 	// Default none.
 	Sinks []Sink
+	// Watch, when set, sees every recorded phase live (the CLI's --live).
+	Watch Watcher
 }
 
 // common is what the run's session takes of the options.
@@ -61,7 +63,7 @@ func (o *Options) common() Common {
 		o.Out = store.DefaultRunsDir
 	}
 	return Common{Out: o.Out, CommandLine: o.CommandLine, Version: o.Version, Log: o.Log,
-		Monitor: o.Monitor, Reviews: o.Reviews, Gateways: o.Gateways, Lab: o.Lab, Executor: o.Executor, Sinks: o.Sinks}
+		Monitor: o.Monitor, Reviews: o.Reviews, Gateways: o.Gateways, Lab: o.Lab, Executor: o.Executor, Sinks: o.Sinks, Watch: o.Watch}
 }
 
 // Outcome is what a run produced.

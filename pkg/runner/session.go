@@ -47,6 +47,8 @@ type Common struct {
 	// none: the run directory holds run.json, timeline.json and the
 	// histogram logs.
 	Sinks []Sink
+	// Watch, when set, sees every recorded phase live. Default none.
+	Watch Watcher
 }
 
 // Session is one measured run in progress: its record, timeline,
@@ -159,6 +161,8 @@ func (s *Session) Unrecorded(ctx context.Context, target int, spec load.Spec) (*
 // True means interrupted; what was measured is kept either way.
 func (s *Session) Measure(ctx context.Context, i int, name string, it int, spec load.Spec, progress *load.Progress) (*Measured, bool) {
 	ph := Phase{Target: i, Spec: spec, Progress: progress}
+	var end func(*results.Result)
+	ph.Intervals, end = s.watchBegin(name, it, spec)
 	hlogName := store.HistogramFileName(name, it)
 	var hlog *atomicfile.File
 	if s.Dir != "" {
@@ -179,6 +183,7 @@ func (s *Session) Measure(ctx context.Context, i int, name string, it int, spec 
 			hlog.Abort()
 		}
 		fmt.Fprintf(s.c.Log, "warning: %s iteration %d: %v\n", name, it, err)
+		end(nil)
 		return nil, ctx.Err() != nil
 	}
 	res := m.Result
@@ -191,6 +196,7 @@ func (s *Session) Measure(ctx context.Context, i int, name string, it int, spec 
 	}
 	if s.c.Monitor != nil {
 		res.Components = s.c.Monitor.Usage(res.Start, res.End, res.Requests)
+		stageUsage(s.c.Monitor, res.Stages)
 	}
 	if s.c.Reviews != nil {
 		res.APIServer = observe.ReviewWindow(s.c.Reviews.Source(), before, s.readReviews(ctx), res.Requests)
@@ -199,6 +205,7 @@ func (s *Session) Measure(ctx context.Context, i int, name string, it int, spec 
 		res.Gateway = observe.GatewayWindow(gw.Component(), gwBefore, s.readGateway(ctx, gw))
 	}
 	s.Run.Results = append(s.Run.Results, res)
+	end(&res)
 	s.Timeline.Series = append(s.Timeline.Series, results.Series{Target: name, Iteration: it, Points: m.Series})
 	return m, m.Partial || ctx.Err() != nil
 }

@@ -25,6 +25,10 @@ func (b *builder) load(p *plan.Plan, l *loadSpec) {
 		out.Rate = *l.Rate
 		b.give(p, l, path, "rate")
 	}
+	if l.Stages != nil {
+		out.Stages = plan.Stages(*l.Stages)
+		b.give(p, l, path, "stages")
+	}
 	if l.Iterations != nil {
 		out.Iterations = *l.Iterations
 		b.give(p, l, path, "iterations")

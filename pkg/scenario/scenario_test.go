@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -97,7 +98,7 @@ func TestLoadedValues(t *testing.T) {
 		}},
 		{"minimal.yaml", func(p *plan.Plan) error {
 			want := plan.Load{Requests: plan.DefaultRequests, Concurrency: plan.DefaultConcurrency, Iterations: 1}
-			if p.Load != want || p.Name != "minimal" || p.Client.Timeout != plan.DefaultTimeout ||
+			if !reflect.DeepEqual(p.Load, want) || p.Name != "minimal" || p.Client.Timeout != plan.DefaultTimeout ||
 				p.Targets[0].Method != "GET" || p.Targets[0].Name != "127.0.0.1:5678" || p.SLO != nil {
 				return fmt.Errorf("defaults not applied: %+v", p)
 			}

@@ -165,6 +165,11 @@ type loadSpec struct {
 	// Rate is the total requests per second; it selects the open model and
 	// must be > 0. Default: none (closed loop).
 	Rate *float64 `yaml:"rate"`
+	// Stages is the open loop's schedule instead of one rate: holds and
+	// linear ramps, "30s:100,60s:100-500,30s:500" or a list of such
+	// stages or of {duration, rate} and {duration, from, to}. Not with
+	// rate, duration or requests. Default: none.
+	Stages *stageList `yaml:"stages"`
 	// Iterations of the load per target, at least 1. Default 1.
 	Iterations *int `yaml:"iterations"`
 	// Warmup is a count of requests (100) or a duration ("10s") sent before

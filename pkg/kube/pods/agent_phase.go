@@ -53,6 +53,7 @@ func (a *agent) load(ctx context.Context, ph Phase, sh Share) {
 	l := Line{Kind: KindEnd, Seq: ph.Seq, Result: &res, Series: m.Series(), Unsent: m.Unsent(), Partial: m.Partial()}
 	l.Uncorrected, _ = EncodeHist(m.UncorrectedHistogram())
 	l.Lag, _ = EncodeHist(m.SendLagHistogram())
+	l.Stages = stageHists(m, len(res.Stages))
 	for k, v := range res.ErrorSamples {
 		res.ErrorSamples[k] = redact.Text(v)
 	}

@@ -32,6 +32,7 @@ func (e *Executor) merge(p Phase, ph runner.Phase, got []*podPhase, aborted bool
 	var utotal, lag *hdr.Histogram
 	var rs []results.Result
 	var answered []int64
+	var ends []*Line
 	pe := &results.PodExecution{Asked: e.o.Pods, Start: p.Start}
 	partial := aborted
 	for i, pp := range got {
@@ -39,6 +40,7 @@ func (e *Executor) merge(p Phase, ph runner.Phase, got []*podPhase, aborted bool
 		count := addSeconds(secs, p.Start, pp, ok, total)
 		if ok {
 			rs, answered = append(rs, *pp.end.Result), append(answered, count)
+			ends = append(ends, pp.end)
 			pe.Completed++
 			partial = partial || pp.end.Partial
 			utotal, lag = mergeEncoded(utotal, pp.end.Uncorrected), mergeEncoded(lag, pp.end.Lag)
@@ -54,10 +56,14 @@ func (e *Executor) merge(p Phase, ph runner.Phase, got []*podPhase, aborted bool
 		pe.Pods = append(pe.Pods, st)
 	}
 	res := mergeResults(rs, answered, total, utotal)
+	res.Stages = mergeStages(ends)
 	res.Model = ph.Spec.Model
 	res.SendLag = sendLag(lag, rs)
 	if ph.Spec.Rate > 0 {
 		res.TargetRPS = ph.Spec.Rate
+	}
+	if len(ph.Spec.Stages) > 0 {
+		res.TargetRPS = ph.Spec.Stages.Mean()
 	}
 	series, keys := timeline(secs)
 	pe.StartSpreadMs = spread(pe.Pods)

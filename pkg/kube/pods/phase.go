@@ -7,6 +7,7 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/authbench/authbench/pkg/load"
 	"github.com/authbench/authbench/pkg/results"
 	"github.com/authbench/authbench/pkg/runner"
 )
@@ -105,6 +106,9 @@ func (e *Executor) record(ev event, seq int, pp *podPhase, ph runner.Phase) int 
 		pp.intervals = append(pp.intervals, interval{l.Time, l.End, h})
 		if ph.Progress != nil {
 			ph.Progress.Done.Add(h.TotalCount())
+		}
+		if ph.Intervals != nil {
+			ph.Intervals(load.Interval{Pod: ev.idx + 1, Start: l.Time, End: l.End, Requests: h.TotalCount(), Corrected: h})
 		}
 	case KindEnd:
 		pp.end = &l

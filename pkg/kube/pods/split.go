@@ -30,9 +30,15 @@ func Split(s load.Spec, n int) ([]Share, error) {
 	for i := range out {
 		p := s
 		p.Concurrency = part(max(s.Concurrency, 1), n, i)
-		if s.Rate > 0 {
+		switch {
+		case len(s.Stages) > 0:
+			// A staged schedule is not a rate to divide: each pod sends
+			// every n-th slot of the one timeline, from the common start.
+			p.Stride, p.Slot = n, i
+			out[i] = Share{Spec: p}
+		case s.Rate > 0:
 			out[i] = openShare(p, n, i)
-		} else {
+		default:
 			if s.Duration <= 0 {
 				p.Requests = part(s.Requests, n, i)
 			}

@@ -40,6 +40,8 @@ type Line struct {
 	Uncorrected string `json:"uncorrected,omitempty"`
 	// Lag is the open model's send-lag histogram (µs).
 	Lag string `json:"lag,omitempty"`
+	// Stages are a staged open loop's per-stage histograms, in order.
+	Stages []StageHist `json:"stages,omitempty"`
 	// End-of-phase fields.
 	Result  *results.Result `json:"result,omitempty"`
 	Series  []results.Point `json:"series,omitempty"`
@@ -50,6 +52,13 @@ type Line struct {
 	Probe *results.TargetFingerprint `json:"probe,omitempty"`
 	// Message of an error line (already scrubbed of secrets).
 	Message string `json:"message,omitempty"`
+}
+
+// StageHist is one stage's corrected and uncorrected latency histograms,
+// encoded as Hist is.
+type StageHist struct {
+	Hist        string `json:"hist,omitempty"`
+	Uncorrected string `json:"uncorrected,omitempty"`
 }
 
 // CPU is a pod's own cgroup counters over one phase.
