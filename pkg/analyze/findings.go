@@ -64,11 +64,13 @@ func Diagnose(run *results.Run, tl *results.Timeline) []results.Finding {
 		out = append(out, generatorFindings(run, name, rs)...)
 		out = append(out, podFindings(name, rs)...)
 		out = append(out, authErrorFindings(name, rs, tl)...)
+		out = append(out, gatewayAuthzFindings(name, rs)...)
 		out = append(out, instabilityFindings(name, rs)...)
 		out = append(out, sendLagFindings(name, rs)...)
 		out = hostContention(run, name, rs, out)
 	}
 	out = append(out, APIServerFindings(run)...)
 	out = append(out, ClientRateLimitFindings(run)...)
+	out = append(out, gatewayLadderFindings(run)...)
 	return append(out, observationFindings(run)...)
 }

@@ -11,9 +11,10 @@ import (
 // authErrorFindings reports 401 and 403 responses apart from transport
 // errors and timeouts, and when they happened.
 func authErrorFindings(target string, rs []results.Result, tl *results.Timeline) []results.Finding {
-	var requests, s401, s403, transport, timeouts int64
+	var requests, s401, s403, transport, timeouts, gateway int64
 	for _, r := range rs {
 		requests += r.Requests
+		gateway += r.Answers[answerAuthzError]
 		s401 += r.Status["401"]
 		s403 += r.Status["403"]
 		for class, n := range r.Errors {
@@ -35,8 +36,14 @@ func authErrorFindings(target string, rs []results.Result, tl *results.Timeline)
 	}
 	ev := fmt.Sprintf("%d of %d requests (%s%%) were refused by authentication: %d × 401, %d × 403.",
 		auth, requests, num(share*100), s401, s403)
-	if when := authTiming(target, tl); when != "" {
+	// The gateway's own 403s after failed authz calls start when the
+	// authz service falls behind, which looks like a token expiring.
+	if when := authTiming(target, tl, gateway == 0); when != "" {
 		ev += " " + when
+	}
+	if gateway > 0 {
+		ev += fmt.Sprintf(" Of the 403s, %d are the gateway's own after a failed or timed-out ext_authz call (finding %s), not the token's.",
+			gateway, KindGatewayAuthzErrors)
 	}
 	ev += fmt.Sprintf(" Counted apart: %d transport errors and %d timeouts.", transport, timeouts)
 	return []results.Finding{{
@@ -59,7 +66,7 @@ func authAdvice(s401, s403, requests int64) string {
 
 // authTiming says in which iterations and seconds the auth errors fell,
 // and whether they look like a token expiring (none, then nearly all).
-func authTiming(target string, tl *results.Timeline) string {
+func authTiming(target string, tl *results.Timeline, expiry bool) string {
 	if tl == nil {
 		return ""
 	}
@@ -68,7 +75,7 @@ func authTiming(target string, tl *results.Timeline) string {
 		if s.Target != target {
 			continue
 		}
-		if p := seriesAuthTiming(s); p != "" {
+		if p := seriesAuthTiming(s, expiry); p != "" {
 			parts = append(parts, p)
 		}
 	}
@@ -82,7 +89,7 @@ func authTiming(target string, tl *results.Timeline) string {
 	return "When: " + strings.Join(parts, "; ") + "."
 }
 
-func seriesAuthTiming(s results.Series) string {
+func seriesAuthTiming(s results.Series, expiry bool) string {
 	first, last, n := -1, -1, int64(0)
 	for i, p := range s.Points {
 		if p.AuthErrors > 0 {
@@ -97,7 +104,7 @@ func seriesAuthTiming(s results.Series) string {
 		return ""
 	}
 	out := fmt.Sprintf("iteration %d, %d between %s s and %s s", s.Iteration, n, num(s.Points[first].T), num(s.Points[last].T+1))
-	if expiryPattern(s.Points, first) {
+	if expiry && expiryPattern(s.Points, first) {
 		out += " (none before, then in nearly every second to the end: consistent with a token expiring)"
 	}
 	return out

@@ -67,6 +67,7 @@ Details go to the run directories under --out. Run 'authbench lab install'
 	f.Var(&o.platform, "platform", "lab platform when the demo starts the lab: "+strings.Join(lab.KnownPlatforms(), " or ")+" (default processes)")
 	f.Var(&o.stacks, "stack", "lab stacks to benchmark: "+strings.Join(stacks.Names(), ", ")+" or all")
 	f.Var(&o.limits, "limit", "COMPONENT=CPU[,MEM] limit when the demo starts the lab (repeatable)")
+	f.DurationVar(&o.AuthzTimeout, "authz-timeout", demo.DefaultAuthzTimeout, "the 3.x gateways' ext_authz timeout when the demo starts the lab (a running lab keeps its own)")
 	f.BoolVar(&o.Keep, "keep", false, "leave the lab running afterwards")
 	addOutDirFlag(cmd, &o.Out)
 	return cmd

@@ -38,6 +38,12 @@ const (
 	DefaultLadderRounds   = 3
 	DefaultMinRate        = 50.0
 	DefaultLimit          = "oauth2-proxy=50m"
+	// DefaultAuthzTimeout is the gateways' ext_authz timeout in a lab the
+	// demo starts: short against the gateway's 5 s default, so that step
+	// 3's throttled ext_authz service, whose queue the demo's concurrency
+	// bounds (50 requests at about 70 a second under 50m), outlives it; yet
+	// 5x the SLO's P99 bound, so that no call the SLO accepts is cut off.
+	DefaultAuthzTimeout = 500 * time.Millisecond
 	// DefaultSLO is the objective capacity is searched under.
 	DefaultSLO = "p99<100ms,success_rate>=99.9%"
 )
@@ -96,6 +102,10 @@ type Options struct {
 	Stacks []string
 	// Limits are applied when the demo starts the lab.
 	Limits []lab.Limit
+	// AuthzTimeout is the 3x gateways' ext_authz timeout in a lab the
+	// demo starts (a running lab keeps its own). Default
+	// DefaultAuthzTimeout.
+	AuthzTimeout time.Duration
 	// Keep leaves a lab the demo started running afterwards.
 	Keep bool
 	// Supervisor is the command that runs the lab in the background.

@@ -127,6 +127,13 @@ func checkLimit(t *testing.T, st *LimitStep, before *ProperStep) {
 				st.Capacity.Searches[0].Capacity, s.Capacity)
 		}
 	}
+	if st.AuthzErrors == nil || st.AuthzErrors.Values["authz_errors"] == 0 || st.LiftedAuthzErrors != 0 {
+		t.Errorf("step 3: the gateway's 403s from authz timeouts: finding %+v, %d once lifted; want named, then none",
+			st.AuthzErrors, st.LiftedAuthzErrors)
+	}
+	if b, err := os.ReadFile(filepath.Join(st.Limited.Dir, results.SummaryFile)); err != nil || !bytes.Contains(b, []byte("The Gateway's Own Account")) {
+		t.Errorf("step 3: the limited run's summary has no gateway section (%v)", err)
+	}
 	for _, res := range st.Lifted.Run.Results {
 		for _, c := range res.Components {
 			if c.Name == stacks.OAuth2Proxy && c.CPULimit > 0 {
@@ -156,7 +163,8 @@ func checkPage(t *testing.T, out *Outcome, stdout string) {
 	if err != nil {
 		t.Fatalf("page: %v", err)
 	}
-	for _, id := range []string{`id="step1"`, `id="step2"`, `id="step3"`, `id="step4"`, `id="verdict"`, "capacity-curve", "latency-waterfall"} {
+	for _, id := range []string{`id="step1"`, `id="step2"`, `id="step3"`, `id="step4"`, `id="verdict"`, "capacity-curve", "latency-waterfall",
+		`id="step3-gateway"`, "gateway-authz-errors"} {
 		if !bytes.Contains(page, []byte(id)) {
 			t.Errorf("page lacks %s", id)
 		}

@@ -26,7 +26,7 @@ func ensureLab(ctx context.Context, o *Options) (stop func(), err error) {
 	}
 	fmt.Fprintf(o.Log, "==> starting the lab (stacks %s) in %s\n", strings.Join(o.Stacks, ", "), o.LabDir)
 	start := time.Now()
-	cfg := lab.Config{Platform: o.Platform, Stacks: o.Stacks, Limits: o.Limits}
+	cfg := lab.Config{Platform: o.Platform, Stacks: o.Stacks, Limits: o.Limits, AuthzTimeout: o.AuthzTimeout}
 	if slices.Contains(o.Stacks, stacks.Stack3xOAuth) {
 		cfg.TokenPool = demoTokenPool // step 3's 3x-oauth run sends each token once
 	}

@@ -64,6 +64,9 @@ func (d *demo) cpuLimit(ctx context.Context) ([]string, error) {
 	st.Lifted = r
 	if r != nil {
 		lines = append(lines, recoveryLine(st))
+		if l := liftedAuthzLine(st); l != "" {
+			lines = append(lines, l)
+		}
 	}
 	return lines, err
 }
@@ -78,12 +81,27 @@ func (d *demo) limited(ctx context.Context, st *LimitStep, t *plan.Target) ([]st
 	if fs := findingsOf(r.Run, analyze.KindCPUThrottling, st.Limit.Component); len(fs) > 0 {
 		st.Throttling = &fs[0]
 	}
+	for _, f := range findingsOf(r.Run, analyze.KindGatewayAuthzErrors, "") {
+		if f.Target == st.Target {
+			st.AuthzErrors = &f
+			break
+		}
+	}
 	if err != nil {
-		return []string{collapseLine(st, d.out.Properly)}, err
+		return limitedLines(st, d.out.Properly), err
 	}
 	budget := d.o.CapacityBudget / 2
 	st.Capacity, err = d.capacity(ctx, d.subPlan("capacity-limited", []plan.Target{*t}, d.openLoad(0)), d.o.MinRate/5, budget)
-	return []string{collapseLine(st, d.out.Properly)}, err
+	return limitedLines(st, d.out.Properly), err
+}
+
+// limitedLines are the collapse and, through a gateway, its own 403s.
+func limitedLines(st *LimitStep, before *ProperStep) []string {
+	lines := []string{collapseLine(st, before)}
+	if l := authzLine(st); l != "" {
+		lines = append(lines, l)
+	}
+	return lines
 }
 
 // limitedTarget is the chosen stack whose components include component.

@@ -80,6 +80,9 @@ func (o *Options) completeSteps() error {
 	if o.LadderRounds == 0 {
 		o.LadderRounds = DefaultLadderRounds
 	}
+	if o.AuthzTimeout == 0 {
+		o.AuthzTimeout = DefaultAuthzTimeout
+	}
 	if o.Limit == nil {
 		l, err := lab.ParseLimit(DefaultLimit)
 		if err != nil {

@@ -59,6 +59,11 @@ type LimitStep struct {
 	Stack, Target string
 	// Rate is step 2's open-loop rate, at which Limited and Lifted ran.
 	Rate float64
+	// AuthzErrors is the finding naming the gateway's 403s after failed
+	// or timed-out ext_authz calls in Limited (nil: none);
+	// LiftedAuthzErrors counts those calls once the limit was lifted.
+	AuthzErrors       *results.Finding
+	LiftedAuthzErrors int64
 	// Limited ran at the step-2 rate under the limit, Lifted after it.
 	Limited, Lifted *runner.Outcome
 	// Capacity is the stack's capacity under the limit.

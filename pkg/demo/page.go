@@ -80,6 +80,9 @@ func (d *demo) limitSection(st *LimitStep) report.DemoStep {
 	if st.Throttling != nil {
 		s.Findings = []results.Finding{*st.Throttling}
 	}
+	if st.AuthzErrors != nil {
+		s.Findings = append(s.Findings, *st.AuthzErrors)
+	}
 	if st.Capacity != nil {
 		s.Curves, s.SLOP99 = curves(st.Capacity), report.SLOP99(st.Capacity.Run)
 		s.Runs = append(s.Runs, st.Capacity.Run)

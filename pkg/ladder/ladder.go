@@ -108,6 +108,10 @@ type Options struct {
 	// Reviews, when set, counts the API server's reviews per turn, so
 	// that the apiserver-reviews finding can charge them to a layer.
 	Reviews observe.ReviewCounter
+	// Gateways, when set, are read around every turn of a rung that
+	// enters through them (the full stack's), so its results carry the
+	// gateway's own account beside the ladder's.
+	Gateways observe.GatewayReaders
 	// Lab is recorded in run.json.
 	Lab *results.Lab
 	// Executor runs the load. Default runner.NewLocal(): this process.

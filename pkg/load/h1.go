@@ -123,7 +123,7 @@ func (c *h1) roundTrip(deadline time.Time) (status int, gotByte bool, err error)
 		return 0, false, &opError{"reading response", err}
 	}
 	t2 := now()
-	status, keep, err := readResponse(c.br, c.t.head)
+	status, ans, keep, err := readAnswer(c.br, c.t.head)
 	if c.used > 0 && status == 408 && !keep {
 		// HAProxy (the OpenShift router) sends "408 Request Time-out" as
 		// it closes an idle keep-alive connection: an answer to no request,
@@ -146,7 +146,7 @@ func (c *h1) roundTrip(deadline time.Time) (status int, gotByte bool, err error)
 	if werr != nil || !keep || c.t.closeConn || c.br.Buffered() > 0 {
 		c.drop()
 	}
-	return status, true, nil
+	return withAnswer(status, ans), true, nil
 }
 
 func (c *h1) write() error {

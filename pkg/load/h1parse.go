@@ -14,14 +14,21 @@ var errMalformed = errors.New("malformed HTTP response")
 // readResponse reads one response and discards its body. It skips interim
 // 1xx responses and reports whether the connection may be reused.
 func readResponse(br *bufio.Reader, head bool) (status int, keep bool, err error) {
+	status, _, keep, err = readAnswer(br, head)
+	return status, keep, err
+}
+
+// readAnswer is readResponse that also returns the gateway's class of the
+// response (GatewayDetailsHeader).
+func readAnswer(br *bufio.Reader, head bool) (status int, a answer, keep bool, err error) {
 	for {
 		status, minor, err := readStatus(br)
 		if err != nil {
-			return 0, false, err
+			return 0, 0, false, err
 		}
 		h, err := readHeaders(br)
 		if err != nil {
-			return status, false, err
+			return status, 0, false, err
 		}
 		if status >= 100 && status < 200 && status != 101 {
 			continue
@@ -31,22 +38,22 @@ func readResponse(br *bufio.Reader, head bool) (status int, keep bool, err error
 			h.te = false // HTTP/1.0 has no transfer codings (RFC 9112 6.1); net/http ignores it too
 		}
 		if h.badLength && !(h.te && h.chunked) {
-			return status, false, fmt.Errorf("%w: bad Content-Length", errMalformed)
+			return status, h.answer, false, fmt.Errorf("%w: bad Content-Length", errMalformed)
 		}
 		switch {
 		case status == 101:
-			return status, false, nil // the connection now speaks something else
+			return status, h.answer, false, nil // the connection now speaks something else
 		case head || status == 204 || status == 304:
 		case h.te && h.chunked:
 			err = discardChunked(br)
 		case h.te || h.length < 0:
 			// Delimited by the connection's close (RFC 9112 6.3).
-			return status, false, discard(br)
+			return status, h.answer, false, discard(br)
 		default:
 			_, err = br.Discard(int(h.length))
 			err = eofIsUnexpected(err)
 		}
-		return status, keep && err == nil, err
+		return status, h.answer, keep && err == nil, err
 	}
 }
 
@@ -85,6 +92,7 @@ type headers struct {
 	close     bool
 	keepAlive bool
 	badLength bool // unparsable or conflicting Content-Length
+	answer    answer
 }
 
 func readHeaders(br *bufio.Reader) (headers, error) {
@@ -114,6 +122,8 @@ func readHeaders(br *bufio.Reader) (headers, error) {
 		case asciiEqualFold(name, "transfer-encoding"):
 			h.te = true
 			h.chunked = lastTokenIs(value, "chunked")
+		case asciiEqualFold(name, gatewayDetailsLower):
+			h.answer = answerOf(value)
 		case asciiEqualFold(name, "connection"):
 			h.close = h.close || hasToken(value, "close")
 			h.keepAlive = h.keepAlive || hasToken(value, "keep-alive")

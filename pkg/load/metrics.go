@@ -96,6 +96,14 @@ func (m *Metrics) Result() results.Result {
 	for k, v := range t.errors {
 		r.Errors[k] = v
 	}
+	for i, n := range t.answers {
+		if n > 0 {
+			if r.Answers == nil {
+				r.Answers = map[string]int64{}
+			}
+			r.Answers[answerNames[i]] = n
+		}
+	}
 	if len(t.samples) > 0 {
 		r.ErrorSamples = map[string]string{}
 		for k, v := range t.samples {

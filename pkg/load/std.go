@@ -116,7 +116,7 @@ func (s *std) do(token string, _ int64) (int, error) {
 	if err != nil {
 		return 0, &opError{"reading response", err}
 	}
-	return res.StatusCode, nil
+	return withAnswer(res.StatusCode, answerOf([]byte(res.Header.Get(GatewayDetailsHeader)))), nil
 }
 
 func (s *std) phases(end int64) {

@@ -14,6 +14,7 @@ type totals struct {
 	lastSend            int64 // open model, engine clock
 	maxLag              int64 // open model: largest send lag, ns
 	status              []codeCount
+	answers             [len(answerNames)]int64 // by answer; [answerNone] unused
 	errors              map[string]int64
 	samples             map[string]string
 	lat, ulat           latStat
@@ -77,6 +78,9 @@ func (t *totals) merge(o *totals) {
 	t.maxLag = max(t.maxLag, o.maxLag)
 	for _, c := range o.status {
 		t.addStatus(c.code, c.n)
+	}
+	for i, n := range o.answers {
+		t.answers[i] += n
 	}
 	for k, v := range o.errors {
 		t.errors[k] += v

@@ -132,6 +132,7 @@ func (w *worker) record(intended, sent, end int64, status int, err error) {
 	if !open {
 		intended = sent
 	}
+	status, ans := splitAnswer(status)
 	ok := err == nil && status < 400
 	c, u := end-intended, end-sent
 	class := ""
@@ -163,6 +164,9 @@ func (w *worker) record(intended, sent, end int64, status int, err error) {
 	w.mu.Unlock()
 
 	w.tot.add(open, intended, sent, end, status, err, class)
+	if ans != answerNone && err == nil {
+		w.tot.answers[ans]++
+	}
 	if w.stages != nil {
 		w.stages[w.stage].add(intended, sent, end, status, err, class)
 	}

@@ -107,6 +107,11 @@ type Figures struct {
 	Errors        map[string]int64         `json:"errors,omitempty"`
 	Components    []results.ComponentUsage `json:"components,omitempty"`
 	Unavailable   []string                 `json:"unavailable,omitempty"`
+	// Gateway is the gateway's own account of the iteration: counts,
+	// component names and times, never its endpoint.
+	Gateway *results.Gateway `json:"gateway,omitempty"`
+	// GatewayAnswers split the responses the gateway made itself by class.
+	GatewayAnswers map[string]int64 `json:"gateway_answers,omitempty"`
 }
 
 // DocID is the document id of a run's target x iteration.
@@ -259,6 +264,7 @@ func figures(r results.Result) Figures {
 		Requests: r.Requests, Successes: r.Successes, SuccessRate: r.SuccessRate,
 		ThroughputRPS: r.ThroughputRPS, GoodputRPS: r.GoodputRPS, DurationS: r.DurationS,
 		Latency: r.Latency, Status: r.Status, Errors: r.Errors, Unavailable: r.Unavailable,
+		Gateway: r.Gateway, GatewayAnswers: r.Answers,
 	}
 	// Per-second samples are for charts of one run; they would bloat every
 	// document of a team's history.

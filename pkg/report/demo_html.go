@@ -151,6 +151,9 @@ func demoLayout(st DemoStep) demoSection {
 		w.ID, w.Title = w.ID+"-"+l.Target, w.Title+": "+l.Target
 		sec.Charts = append(sec.Charts, w)
 	}
+	if g, ok := gatewayTable(st.Runs...); ok {
+		sec.Tables = append(sec.Tables, g)
+	}
 	for i := range sec.Tables {
 		sec.Tables[i].ID = st.ID + "-" + sec.Tables[i].ID
 	}

@@ -43,6 +43,9 @@ func RunHTML(w io.Writer, run *results.Run, tl *results.Timeline, hists ...analy
 	for _, f := range run.Findings {
 		page.Notes = append(page.Notes, fmt.Sprintf("[%s] %s — %s", f.Severity, f.Evidence, f.Advice))
 	}
+	if g, ok := gatewayTable(run); ok {
+		page.Tables = append(page.Tables, g)
+	}
 	page.Charts = runCharts(run, tl, targets, hists)
 	if run.Kind == results.KindCapacity {
 		page.Charts = append([]chart{capacityCurveChart(ChartCapacityCurve, CurvesFromRun(run), SLOP99(run))}, page.Charts...)

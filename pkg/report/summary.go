@@ -132,6 +132,7 @@ func (s *summaryWriter) targetSections(t targetRun) {
 	s.slo(t)
 	s.resources(t)
 	s.apiserver(t)
+	s.gateway(t)
 	s.generatorPods(t)
 	s.recommendations(t)
 	if len(s.targets) == 1 {

@@ -54,6 +54,9 @@ func errorRows(rs []results.Result) []errorRow {
 		for _, class := range sortedKeys(r.Errors) {
 			bump("transport "+class, "transport", class, r.Errors[class], r.Iteration, r.ErrorSamples[class])
 		}
+		for _, class := range sortedKeys(r.Answers) {
+			bump("gateway "+class, gatewayKind, class, r.Answers[class], r.Iteration, answerMeaning[class])
+		}
 	}
 	out := make([]errorRow, 0, len(order))
 	for _, k := range order {
@@ -63,6 +66,17 @@ func errorRows(rs []results.Result) []errorRow {
 		return cmp.Or(cmp.Compare(b.count, a.count), strings.Compare(a.kind+a.class, b.kind+b.class))
 	})
 	return out
+}
+
+// gatewayKind is the kind of the rows that split HTTP rows by who made
+// the response: the lab's gateway marks its own.
+const gatewayKind = "of which the gateway's"
+
+// answerMeaning says what each of the gateway's classes means.
+var answerMeaning = map[string]string{
+	"gateway-authz-error":  "ext_authz call failed or timed out: not a denial",
+	"gateway-authz-denied": "the auth service denied",
+	"gateway-other":        "another response Envoy made itself",
 }
 
 // httpKind classifies a status; codes that do not parse are "HTTP other".

@@ -150,6 +150,16 @@ type Result struct {
 	// iteration, when a review counter was given: each review is an API
 	// server round trip the auth chain pays for.
 	APIServer *APIServerReviews `json:"apiserver,omitempty"`
+	// Gateway is the gateway's own account of the phase (its metrics
+	// endpoint read at the window's edges), when the run targets a lab
+	// gateway whose metrics can be read. Default nil.
+	Gateway *Gateway `json:"gateway,omitempty"`
+	// Answers counts the responses the gateway made itself, by class
+	// (pkg/load's Answer* classes: an authz error or timeout, an authz
+	// denial, another local reply), as the lab's Envoy marks them in a
+	// response header; they are also counted in Status. Default nil:
+	// none marked.
+	Answers map[string]int64 `json:"gateway_answers,omitempty"`
 	// Host is the whole host's CPU over the phase, when /proc/stat could
 	// be read. Default nil.
 	Host *HostCPU `json:"host,omitempty"`

@@ -40,6 +40,12 @@ import (
 // at half the lifetime at the earliest, so 20s means a renewal every 10s.
 const tokenLifespan = 20 * time.Second
 
+// authzTimeout is the lab gateways' ext_authz timeout: shorter than the
+// gateway's 5 s default, so that a throttled ext_authz service outlives
+// it within a short run, yet far above the calls of the unthrottled
+// stack and of the 50m limit at the other tests' concurrency.
+const authzTimeout = 2 * time.Second
+
 // labTools are the programs a lab with both stacks runs.
 var labTools = []string{"etcd", "kube-apiserver", "keycloak", "java", "http-echo", "kube-rbac-proxy",
 	"oauth2-proxy", "envoy", "haproxy"}
@@ -82,7 +88,7 @@ func runWithLab(m *testing.M) int {
 	_ = lab.Open(labDir, processes.Platform{}).Down(ctx, io.Discard) // a lab left by an interrupted earlier run
 	labState, labErr = lab.Open(labDir, processes.Platform{}).Up(ctx, lab.UpOptions{Out: os.Stderr,
 		Supervisor: []string{os.Args[0], "-test.run=^$"},
-		Config:     lab.Config{AccessTokenLifespan: tokenLifespan}})
+		Config:     lab.Config{AccessTokenLifespan: tokenLifespan, AuthzTimeout: authzTimeout}})
 	cancel()
 	if labErr == nil {
 		fmt.Fprintf(os.Stderr, "lab up in %.1fs\n", time.Since(t0).Seconds())
@@ -154,7 +160,7 @@ func runLab(t *testing.T, p *plan.Plan) (*results.Run, string) {
 		t.Fatal(err)
 	}
 	out, err := runner.Run(ctx, runner.Options{Plan: p, Out: runsDir, Monitor: mon, Lab: rec,
-		Log: testLog{t}, CommandLine: []string{"authbench", "run", "-f", "lab-scenario.yaml"}})
+		Gateways: sampling.LabGateways(ctx, labDir, processes.Platform{}), Log: testLog{t}, CommandLine: []string{"authbench", "run", "-f", "lab-scenario.yaml"}})
 	if err != nil {
 		t.Fatalf("run %s: %v", p.Name, err)
 	}

@@ -40,6 +40,9 @@ type Options struct {
 	Monitor *observe.Monitor
 	// Reviews, when set, counts the API server's reviews per iteration.
 	Reviews observe.ReviewCounter
+	// Gateways, when set, are read around each iteration of a target
+	// they serve.
+	Gateways observe.GatewayReaders
 	// Lab describes the lab the plan targets, if any.
 	Lab *results.Lab
 	// Unobserved, when set, says which lab the plan targets without being
@@ -60,7 +63,7 @@ func (o *Options) common() Common {
 		o.Out = store.DefaultRunsDir
 	}
 	return Common{Out: o.Out, CommandLine: o.CommandLine, Version: o.Version, Log: o.Log,
-		Monitor: o.Monitor, Reviews: o.Reviews, Lab: o.Lab, Executor: o.Executor, Sinks: o.Sinks, Watch: o.Watch}
+		Monitor: o.Monitor, Reviews: o.Reviews, Gateways: o.Gateways, Lab: o.Lab, Executor: o.Executor, Sinks: o.Sinks, Watch: o.Watch}
 }
 
 // Outcome is what a run produced.

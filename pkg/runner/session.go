@@ -36,6 +36,9 @@ type Common struct {
 	// and SubjectAccessReviews around every recorded phase
 	// (results.Result.APIServer).
 	Reviews observe.ReviewCounter
+	// Gateways, when set, are read around every recorded phase of a
+	// target they serve (results.Result.Gateway).
+	Gateways observe.GatewayReaders
 	// Lab describes the lab being observed, if any.
 	Lab *results.Lab
 	// Executor runs the load. Default NewLocal(): this process.
@@ -56,8 +59,9 @@ type Session struct {
 	// Timeline is what timeline.json holds.
 	Timeline *results.Timeline
 	// Dir is the run directory ("" until CreateDir, or without Out).
-	Dir string
-	c   Common
+	Dir     string
+	c       Common
+	targets []plan.Target
 }
 
 // NewSession starts the record of a run named name (ID, environment,
@@ -79,7 +83,7 @@ func NewSession(ctx context.Context, c Common, name string, client plan.Client, 
 		ID: NewID(start), Start: start.UTC(), CommandLine: redact.Args(c.CommandLine),
 		Environment: Environment(), Lab: c.Lab,
 	}
-	return &Session{Run: run, Timeline: &results.Timeline{}, c: c}, nil
+	return &Session{Run: run, Timeline: &results.Timeline{}, c: c, targets: targets}, nil
 }
 
 // NewID is the one run-id format: the start time and a short
@@ -170,6 +174,8 @@ func (s *Session) Measure(ctx context.Context, i int, name string, it int, spec 
 		}
 	}
 	before := s.readReviews(ctx)
+	gw := s.gateway(i)
+	gwBefore := s.readGateway(ctx, gw)
 	host, hostErr := observe.ReadHost("")
 	m, err := s.c.Executor.Execute(ctx, ph)
 	if err != nil {
@@ -194,6 +200,9 @@ func (s *Session) Measure(ctx context.Context, i int, name string, it int, spec 
 	}
 	if s.c.Reviews != nil {
 		res.APIServer = observe.ReviewWindow(s.c.Reviews.Source(), before, s.readReviews(ctx), res.Requests)
+	}
+	if gw != nil {
+		res.Gateway = observe.GatewayWindow(gw.Component(), gwBefore, s.readGateway(ctx, gw))
 	}
 	s.Run.Results = append(s.Run.Results, res)
 	end(&res)
@@ -267,4 +276,26 @@ func (s *Session) readReviews(ctx context.Context) observe.ReviewTally {
 		s.c.Reviews = nil
 	}
 	return t
+}
+
+// gateway is the gateway in front of target i, if one is known.
+func (s *Session) gateway(i int) observe.GatewayReader {
+	if i < 0 || i >= len(s.targets) {
+		return nil
+	}
+	return s.c.Gateways.For(s.targets[i].URL)
+}
+
+// readGateway reads a gateway's metrics; a gateway that cannot be read
+// is a warning, and the phase goes on without its account (a zero
+// reading makes GatewayWindow return nil).
+func (s *Session) readGateway(ctx context.Context, g observe.GatewayReader) observe.GatewayReading {
+	if g == nil {
+		return observe.GatewayReading{}
+	}
+	r, err := g.Read(ctx)
+	if err != nil {
+		fmt.Fprintf(s.c.Log, "warning: the gateway's own account not read: %v\n", err)
+	}
+	return r
 }

@@ -32,6 +32,12 @@ func mergeResults(rs []results.Result, answered []int64, total, utotal *hdr.Hist
 		out.Successes += r.Successes
 		addCounts(out.Status, r.Status)
 		addCounts(out.Errors, r.Errors)
+		if len(r.Answers) > 0 {
+			if out.Answers == nil {
+				out.Answers = map[string]int64{}
+			}
+			addCounts(out.Answers, r.Answers)
+		}
 		for k, v := range r.ErrorSamples {
 			if out.ErrorSamples == nil {
 				out.ErrorSamples = map[string]string{}

@@ -41,6 +41,9 @@ type Observation struct {
 	// Reviews counts the observed lab's API server reviews from its audit
 	// log (nil: no lab observed).
 	Reviews observe.ReviewCounter
+	// Gateways read the observed lab's gateways' own metrics, by the
+	// target they serve (nil: none known).
+	Gateways observe.GatewayReaders
 }
 
 // Observe builds a run's sampling: authbench itself (always, so a
@@ -66,6 +69,7 @@ func Observe(ctx context.Context, p *plan.Plan, o Options) (*Observation, error)
 	obs := &Observation{Lab: rec}
 	if rec != nil {
 		obs.Reviews = labReviews(ctx, dir)
+		obs.Gateways = LabGateways(ctx, dir, o.Platforms...)
 	}
 	if rec == nil && !explicit && p.Lab != "" {
 		obs.Unobserved = &results.UnobservedLab{Dir: p.Lab, Reason: "the scenario names it, but it is not running or its targets are not the lab's"}
