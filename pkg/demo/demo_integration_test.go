@@ -48,7 +48,13 @@ func TestDemo(t *testing.T) {
 		Requests: 300, Concurrency: 10, Iterations: 2, SLO: slo,
 		CapacityBudget: 12 * time.Second, Step: time.Second, OpenDuration: time.Second, OpenIterations: 2,
 		LadderRounds: 2, LadderSlot: 500 * time.Millisecond,
-		LabDir: labDir, Out: runs, Version: "test", Stdout: &stdout, Log: &log,
+		// 10 workers keep at most 10 calls queued at the throttled ext_authz
+		// service, which serves about 40 a second at 50m: a quarter of a
+		// second each, under the demo's 500 ms (sized for its 50 workers),
+		// so step 3 would show no timeout. 200 ms keeps the same ratio of
+		// timeout to queueing; unthrottled, the calls take about 1 ms.
+		AuthzTimeout: 200 * time.Millisecond,
+		LabDir:       labDir, Out: runs, Version: "test", Stdout: &stdout, Log: &log,
 		Sinks:      append([]runner.Sink{sinks.Optional(sinks.HTML(ReportFile), &log)}, sinks.Standard(runs, &log)...),
 		Supervisor: []string{os.Args[0], "-test.run=^$"}, Platforms: []lab.Platform{processes.Platform{}},
 	})
