@@ -16,6 +16,8 @@ var gatewayHead = []string{"Target", "Iter.", "Gateway", "Requests (run / gatewa
 const gatewayNote = "The gateway's own account, read from its metrics endpoint (Envoy's admin /stats/prometheus, HAProxy's exporter) just before and after each iteration; " +
 	"requests in flight at those edges make it differ from the run's by up to the concurrency. " +
 	"Envoy's request times are cumulative histograms with fixed buckets: a percentile is known only to its bucket, shown as (low, high] ms. " +
+	"Envoy records its cluster request times in whole milliseconds, so a call under 1 ms counts as 0 and the means of fast calls read low; " +
+	"its access log's microsecond timings (the ladder's gateway hops) are the finer account. " +
 	"HAProxy keeps running means of its last 1,024 requests, read at the iteration's end. " +
 	"ext_authz error counts calls that failed or timed out, which Envoy answers with the same 403 as a denial; the run tells them apart by the lab gateway's details header."
 

@@ -84,7 +84,22 @@ func hopsMarkdown(b *strings.Builder, hops []results.HopTiming) {
 		mdRow(b, cell(h.Name+" ("+h.Source+")"), cell(h.Layer), analyze.FormatMs(h.Ms.P50), analyze.FormatMs(h.Ms.P95),
 			analyze.FormatMs(h.Ms.P99), hopLadderText(h), fmtCount(h.Requests))
 	}
-	b.WriteString("\nLog times have 1 ms resolution; the gateway's view of a hop includes the connection to it, which the ladder's figure for an ext_authz layer excludes.\n\n")
+	fmt.Fprintf(b, "\nLog times have %s resolution. The gateway times an ext_authz hop whole (the call, the connection to the service and its work); the ladder's figure for an ext_authz layer is what the service adds over a trivial hop (its rung minus the backend's), so the gateway's figure is the one to set beside the layer's rung as a whole.\n\n", hopResolution(hops))
+}
+
+// hopResolution is the coarsest resolution among the logs timed.
+func hopResolution(hops []results.HopTiming) string {
+	r := 0.0
+	for _, h := range hops {
+		r = max(r, h.ResolutionMs)
+	}
+	switch {
+	case r == 0 || r >= 1:
+		return "1 ms"
+	case r >= 0.001:
+		return fmt.Sprintf("%g µs", r*1000)
+	}
+	return fmt.Sprintf("%g ms", r)
 }
 
 // ladderMethod says how the ladder measured, in one phrase.
