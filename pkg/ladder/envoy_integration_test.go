@@ -4,22 +4,17 @@ package ladder
 
 import (
 	"context"
-	"crypto/tls"
-	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
-	"github.com/authbench/authbench/internal/capool"
 	"github.com/authbench/authbench/internal/testenv"
+	"github.com/authbench/authbench/internal/testenv/envoytest"
 	"github.com/authbench/authbench/internal/toolcache"
 	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/results"
@@ -42,28 +37,15 @@ func TestEnvoyTimesTheAuthCall(t *testing.T) {
 		_, _ = io.WriteString(w, "Authenticated")
 	}))
 	defer auth.Close()
-	backend := tlsServer(t, certs, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	backend := envoytest.TLSServer(t, certs, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.WriteString(w, "echo response")
 	}))
-	defer backend.Close()
-	port, admin := freePort(t), freePort(t)
 	log := filepath.Join(dir, "access.log")
 	gw := stacks.Gateway{Name: "envoy", Stack: stacks.Stack3x, PathPrefix: "/",
-		Listen: stacks.Endpoint{Host: stacks.Loopback, Port: port}, Admin: stacks.Endpoint{Host: stacks.Loopback, Port: admin},
 		ExtAuthz: stacks.MustEndpoint(auth.Listener.Addr().String()), Backend: stacks.MustEndpoint(backend.Listener.Addr().String()),
 		Timeout: stacks.DefaultAuthzTimeout, FailureMode: stacks.DefaultAuthzFailureMode, TLS: certs.TLSFiles(), AccessLog: log}
-	conf := filepath.Join(dir, stacks.ConfigGateway)
-	if err := stacks.RenderTo(conf, stacks.ConfigGateway, gw); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(bin, append([]string{"-c", conf}, stacks.EnvoyArgs...)...)
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = cmd.Process.Signal(syscall.SIGTERM); _ = cmd.Wait() }()
-	url := fmt.Sprintf("https://127.0.0.1:%d/echo", port)
-	waitServing(t, url, certs.CA)
+	base, _ := envoytest.Start(t, bin, gw, certs.CA, "/echo")
+	url := base + "/echo"
 	p := onePlan(plan.Target{Name: "envoy", URL: url, Layers: []string{"envoy", "auth", "echo"},
 		Rungs: []plan.Rung{{Layer: "envoy", URL: url}, {Layer: "auth", URL: auth.URL + "/echo"}, {Layer: "echo", URL: backend.URL + "/echo"}}},
 		plan.Load{Duration: plan.Duration(500 * time.Millisecond), Rate: 200, Concurrency: 16})
@@ -98,48 +80,4 @@ func TestEnvoyTimesTheAuthCall(t *testing.T) {
 		t.Errorf("Envoy says %.2f ms, the ladder's auth figure %.2f ms: they should agree within one hop",
 			hop.Ms.P50, hop.LadderMs.P50)
 	}
-}
-
-// tlsServer serves h over TLS with the lab's server certificate, as the
-// kube-rbac-proxy sidecar behind the gateway does.
-func tlsServer(t *testing.T, c stacks.Certs, h http.Handler) *httptest.Server {
-	t.Helper()
-	pair, err := tls.LoadX509KeyPair(c.Server, c.ServerKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := httptest.NewUnstartedServer(h)
-	s.TLS = &tls.Config{Certificates: []tls.Certificate{pair}}
-	s.StartTLS()
-	return s
-}
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
-func waitServing(t *testing.T, url, caFile string) {
-	t.Helper()
-	tc, err := capool.TLSConfig(caFile, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hc := &http.Client{Transport: &http.Transport{TLSClientConfig: tc}}
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if res, err := hc.Get(url); err == nil {
-			res.Body.Close()
-			if res.StatusCode == http.StatusOK {
-				return
-			}
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatalf("Envoy never served %s", url)
 }
