@@ -60,6 +60,10 @@ type Run struct {
 	// did not sample (not running, not named, or every component
 	// unreachable), so its resource figures are missing.
 	UnobservedLab *UnobservedLab `json:"unobserved_lab,omitempty"`
+	// Faults are the faults set on or cleared from the lab's links during
+	// the run, and those already in force when it began, in time order.
+	// Default nil: no fault proxy, or no fault.
+	Faults []FaultEvent `json:"faults,omitempty"`
 	// Ladder is the layer-by-layer attribution of a ladder run;
 	// its Results are then one per rung x round.
 	Ladder *Ladder `json:"ladder,omitempty"`
