@@ -186,18 +186,27 @@ func PodPort(name string) int {
 	return 0
 }
 
-// Lookup returns the component of any stack, or a shared one, by name.
+// Lookup returns the component of any stack, a shared one, or a replica
+// of a scalable component (see ReplicaName), by name.
 func Lookup(name string) (Component, bool) {
+	if c, ok := lookupCatalog(name); ok {
+		return c, true
+	}
+	for _, c := range []Component{EtcdComponent, APIServerComponent, KeycloakComponent} {
+		if c.Name == name {
+			return c, true
+		}
+	}
+	return replicaComponent(name)
+}
+
+// lookupCatalog returns a stack's own component by name.
+func lookupCatalog(name string) (Component, bool) {
 	for _, s := range catalog {
 		for _, c := range s.Components {
 			if c.Name == name {
 				return c, true
 			}
-		}
-	}
-	for _, c := range []Component{EtcdComponent, APIServerComponent, KeycloakComponent} {
-		if c.Name == name {
-			return c, true
 		}
 	}
 	return Component{}, false

@@ -45,9 +45,24 @@ type Router struct {
 	// Listen is its TLS address; Backend names its backend and Server is
 	// the address of the oauth proxy the Route points at.
 	Listen, Backend, Server string
-	TLS                     TLSFiles
+	// MoreServers are the oauth proxy's replicas beyond the first (`lab
+	// scale`), balanced with Server (balance random). Empty by default.
+	MoreServers []string
+	TLS         TLSFiles
 	// Metrics is the address of HAProxy's Prometheus exporter (/metrics).
 	Metrics string
+}
+
+// RouterServer is one more server line of the Route's backend.
+type RouterServer struct{ Name, Addr string }
+
+// ReplicaServers names MoreServers after the backend: BACKEND-2, ...
+func (r Router) ReplicaServers() []RouterServer {
+	out := make([]RouterServer, len(r.MoreServers))
+	for i, a := range r.MoreServers {
+		out[i] = RouterServer{Name: r.Backend + "-" + strconv.Itoa(i+2), Addr: a}
+	}
+	return out
 }
 
 // Gateway is Envoy as a 3x stack's Gateway API gateway: the HTTPRoute to
@@ -61,7 +76,11 @@ type Gateway struct {
 	// Listen is its TLS address; Admin its admin interface (always on
 	// 127.0.0.1: only the port is used).
 	Listen, Admin, ExtAuthz, Backend Endpoint
-	ExtAuthzTLS                      bool
+	// MoreExtAuthz and MoreBackends are the replicas beyond the first of
+	// the ext_authz service and of the sidecar (`lab scale`): Envoy
+	// balances round robin across them and the first. Empty by default.
+	MoreExtAuthz, MoreBackends []Endpoint
+	ExtAuthzTLS                bool
 	// Timeout and FailureMode are the ext_authz call's (validated).
 	Timeout     time.Duration
 	FailureMode AuthzFailureMode

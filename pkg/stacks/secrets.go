@@ -31,8 +31,9 @@ const (
 
 // ProxyServiceAccounts are the RBAC proxies' identities, each named as its
 // proxy, so that the audit log tells their reviews apart.
+// The replicas' identities (see ReplicaName) follow them.
 func ProxyServiceAccounts() []string {
-	return []string{OAuthProxy, KubeRBACProxy, KubeAuthProxyOAuth, KubeRBACProxyOAuth}
+	return append([]string{OAuthProxy, KubeRBACProxy, KubeAuthProxyOAuth, KubeRBACProxyOAuth}, replicaIdentities()...)
 }
 
 // tokenUser is one line of the token-auth file.
@@ -50,6 +51,17 @@ var tokenUsers = []tokenUser{
 	{KubeRBACProxy, SAKubeRBACProxy, saGroups},
 	{KubeAuthProxyOAuth, SAKubeAuthProxyOAuth, saGroups},
 	{KubeRBACProxyOAuth, SAKubeRBACProxyOAuth, saGroups},
+}
+
+// allTokenUsers are tokenUsers and the identities of the scalable
+// components' replicas, provisioned whether or not a lab scales: the API
+// server reads its token file only when it starts.
+func allTokenUsers() []tokenUser {
+	out := append([]tokenUser(nil), tokenUsers...)
+	for _, r := range replicaIdentities() {
+		out = append(out, tokenUser{r, saPrefix + r, saGroups})
+	}
+	return out
 }
 
 var saGroups = []string{"system:serviceaccounts", "system:serviceaccounts:" + Namespace}
@@ -100,7 +112,7 @@ func EnsureSecrets(dir string) (Secrets, error) {
 		}
 	}
 	var csv strings.Builder
-	for _, u := range tokenUsers {
+	for _, u := range allTokenUsers() {
 		tok, err := ensureSecretFile(s.TokenFile(u.file), openshiftToken)
 		if err != nil {
 			return s, err
