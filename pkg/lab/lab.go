@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/authbench/authbench/pkg/results"
+	"github.com/authbench/authbench/pkg/stacks"
 )
 
 // Lab is one lab directory and the platform its components run on: the
@@ -42,6 +43,9 @@ type Platform interface {
 	Ready(ctx context.Context, dir string) (*State, error)
 	// SetLimits replaces the named components' limits while they run.
 	SetLimits(ctx context.Context, dir string, limits []Limit) error
+	// SetReplicas runs each named component as that many replicas while
+	// the lab runs, behind the layer in front of it; see Lab.Scale.
+	SetReplicas(ctx context.Context, dir string, scales []stacks.Scale) error
 }
 
 // Platform names.
@@ -196,6 +200,22 @@ func (l *Lab) SetLimit(ctx context.Context, limits ...Limit) error {
 		return l.err
 	}
 	return l.platform.SetLimits(ctx, l.dir, limits)
+}
+
+// Scale runs each named auth component as the given number of replicas
+// while the lab runs (`lab scale COMPONENT=N`): replicas beyond the first
+// start with their own port, cgroup, API server identity and caches, the
+// layer in front of them balances across all, and replicas beyond N stop.
+// New replicas get the component's current limit. It returns once the
+// lab serves through the new set.
+func (l *Lab) Scale(ctx context.Context, scales ...stacks.Scale) error {
+	if l.err != nil {
+		return l.err
+	}
+	if len(scales) == 0 {
+		return fmt.Errorf("scaling the lab: no COMPONENT=REPLICAS given; scalable components: %s", strings.Join(stacks.ScalableNames(), ", "))
+	}
+	return l.platform.SetReplicas(ctx, l.dir, scales)
 }
 
 // Scenario returns a scenario YAML for the running lab: one target per

@@ -72,6 +72,16 @@ type State struct {
 	// Authz is the 3x gateways' ext_authz settings (absent without a 3x
 	// stack).
 	Authz *Authz `json:"authz,omitempty"`
+	// Scaled is the last `lab scale` the lab applied (absent before one).
+	Scaled *Scaled `json:"scaled,omitempty"`
+}
+
+// Scaled is how the last `lab scale` request went: its generation (as
+// written in ScaleFile), the replica counts wanted, and why it failed.
+type Scaled struct {
+	Generation int            `json:"generation"`
+	Replicas   map[string]int `json:"replicas,omitempty"`
+	Error      string         `json:"error,omitempty"`
 }
 
 // Authz is how the lab's gateways call their ext_authz service: the
@@ -125,6 +135,21 @@ type ComponentInfo struct {
 	Workload string `json:"workload,omitempty"`
 	// Standin is what a stand-in does, for status and run.json.
 	Standin *results.Standin `json:"standin,omitempty"`
+	// ReplicaOf names the component this is a replica of (`lab scale`),
+	// for its replicas beyond the first; empty for the component itself.
+	ReplicaOf string `json:"replica_of,omitempty"`
+}
+
+// Replicas counts the running replicas of a scalable component in the
+// state: the component itself and its ReplicaOf entries.
+func (s *State) Replicas(name string) int {
+	n := 0
+	for _, c := range s.Components {
+		if c.Name == name || c.ReplicaOf == name {
+			n++
+		}
+	}
+	return n
 }
 
 // StackTarget is one stack as a benchmark target: its outer URL, its layers

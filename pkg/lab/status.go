@@ -31,6 +31,7 @@ func WriteStatus(w io.Writer, s *State) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	writeReplicas(w, s)
 	if a := s.Authz; a != nil {
 		fmt.Fprintf(w, "\next_authz (the 3x gateways): timeout %s, failure mode %s\n", a.Timeout, a.FailureMode)
 	}

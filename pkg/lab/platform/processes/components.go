@@ -40,6 +40,9 @@ type builder struct {
 	certs   stacks.Certs
 	secrets stacks.Secrets
 	client  *http.Client
+	// replicas counts each scaled component's replicas (`lab scale`;
+	// absent: one), which the layers in front balance across.
+	replicas map[string]int
 }
 
 // portNames lists the ports a config needs: the shared components', and

@@ -3,7 +3,9 @@ package processes
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"github.com/authbench/authbench/pkg/lab/standin"
 	"io"
 	"os"
@@ -50,6 +52,11 @@ func serve(ctx context.Context, dir string, out io.Writer, onReady func(*lab.Sta
 	if err != nil {
 		return err
 	}
+	// SIGHUP asks for `lab scale`: caught from the start, so that one sent
+	// early does not end the supervisor, and served once the lab is ready.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
 	s := &supervisor{dir: dir, cfg: cfg, out: out, procs: map[string]*proc.Proc{}}
 	if n := s.killLeftovers(); n > 0 {
 		s.logf("killed %d process(es) left by a previous lab in %s", n, dir)
@@ -75,13 +82,25 @@ func serve(ctx context.Context, dir string, out io.Writer, onReady func(*lab.Sta
 		s.mu.Unlock()
 		onReady(&st)
 	}
-	<-ctx.Done()
+	s.serveScale(ctx, hup)
 	s.logf("stopping the lab")
 	s.update(func(st *lab.State) { st.Phase = lab.PhaseStopping })
 	s.stopAll()
 	s.update(func(st *lab.State) { st.Phase = lab.PhaseStopped })
 	s.logf("lab stopped")
 	return nil
+}
+
+// serveScale applies each `lab scale` request until ctx ends.
+func (s *supervisor) serveScale(ctx context.Context, hup <-chan os.Signal) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-hup:
+			s.rescale(ctx)
+		}
+	}
 }
 
 // supervisor is the state of one Serve call.
@@ -94,6 +113,10 @@ type supervisor struct {
 	state    *lab.State
 	procs    map[string]*proc.Proc
 	cgroups  bool
+	// b and specs are the lab's builder and components, kept for `lab
+	// scale`, which only the goroutine serving SIGHUP changes once ready.
+	b     *builder
+	specs []*spec
 	stopping atomic.Bool
 }
 
@@ -140,6 +163,7 @@ func (s *supervisor) start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	s.b, s.specs = b, specs
 	if err := s.runGraph(ctx, b, specs); err != nil {
 		return err
 	}
@@ -165,6 +189,10 @@ func (s *supervisor) plan() (*builder, []*spec, error) {
 		if err := os.MkdirAll(filepath.Join(s.dir, d), 0o700); err != nil {
 			return nil, nil, fmt.Errorf("creating lab dir: %w", err)
 		}
+	}
+	// Replicas last until the lab stops, as live limits do.
+	if err := os.Remove(filepath.Join(s.dir, lab.ScaleFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, fmt.Errorf("resetting the lab's replicas: %w", err)
 	}
 	certs, err := stacks.EnsureCerts(s.dir)
 	if err != nil {
@@ -192,7 +220,7 @@ func (s *supervisor) plan() (*builder, []*spec, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	b := &builder{dir: s.dir, cfg: s.cfg, ports: used, certs: certs, secrets: secrets, client: client}
+	b := &builder{dir: s.dir, cfg: s.cfg, ports: used, certs: certs, secrets: secrets, client: client, replicas: map[string]int{}}
 	specs, err := b.specs()
 	if err != nil {
 		return nil, nil, err

@@ -2,6 +2,7 @@ package processes
 
 import (
 	"context"
+	"strings"
 
 	"github.com/authbench/authbench/pkg/stacks"
 )
@@ -59,23 +60,27 @@ func (b *builder) gatewayConfig(name string) stacks.Gateway {
 	ep := func(port string) stacks.Endpoint { return stacks.MustEndpoint(b.addr(port)) }
 	return stacks.Gateway{Name: name, Stack: c.Stack, PathPrefix: "/",
 		Listen: ep(name), Admin: ep(stacks.EnvoyAdminPort(name)), ExtAuthz: ep(ext.Name), ExtAuthzTLS: ext.Scheme == "https",
-		Backend: ep(backend.Name), Timeout: b.cfg.AuthzTimeout, FailureMode: b.cfg.AuthzFailureMode,
+		Backend: ep(backend.Name), MoreExtAuthz: endpoints(b.more(ext.Name)), MoreBackends: endpoints(b.more(backend.Name)), Timeout: b.cfg.AuthzTimeout, FailureMode: b.cfg.AuthzFailureMode,
 		TLS: b.certs.TLSFiles(), AccessLog: b.path("logs", name+"-access.log")}
 }
 
 // oauth2Proxy plays kube-auth-proxy, the ext_authz service, verifying
 // Keycloak JWTs itself.
-func (b *builder) oauth2Proxy() (*spec, error) {
+func (b *builder) oauth2Proxy() (*spec, error) { return b.oauth2ProxyNamed(stacks.OAuth2Proxy) }
+
+// oauth2ProxyNamed is oauth2-proxy as the component (or replica) name,
+// serving on its own ports.
+func (b *builder) oauth2ProxyNamed(name string) (*spec, error) {
 	bin, err := lookupTool(stacks.ProgramOAuth2Proxy)
 	if err != nil {
 		return nil, err
 	}
-	u := b.url("http", stacks.OAuth2Proxy, "")
+	u := b.url("http", name, "")
 	s := &spec{
-		ComponentInfo: b.info(stacks.OAuth2Proxy, bin),
+		ComponentInfo: b.info(name, bin),
 		argv: append([]string{bin,
-			"--http-address=" + b.addr(stacks.OAuth2Proxy),
-			"--metrics-address=" + b.addr(stacks.PortOAuth2ProxyMetrics),
+			"--http-address=" + b.addr(name),
+			"--metrics-address=" + b.addr(name+strings.TrimPrefix(stacks.PortOAuth2ProxyMetrics, stacks.OAuth2Proxy)),
 			"--provider=oidc",
 			"--oidc-issuer-url=" + b.issuerURL(),
 			"--provider-ca-file=" + b.certs.CA,
@@ -83,7 +88,7 @@ func (b *builder) oauth2Proxy() (*spec, error) {
 			"--client-secret-file=" + b.secrets.ClientSecret,
 			"--redirect-url=" + b.url("https", stacks.Envoy, "/oauth2/callback")},
 			stacks.OAuth2ProxyArgs...),
-		ports: portsOf(stacks.OAuth2Proxy),
+		ports: portsOf(name),
 		after: []string{stacks.Keycloak},
 		ready: func(ctx context.Context) error { return probe(ctx, b.client, u+"/ping", "", "", 200) },
 	}

@@ -110,8 +110,11 @@ func (s *supervisor) runOne(ctx context.Context, b *builder, sp *spec) error {
 // watch records a component that exits while the lab runs.
 func (s *supervisor) watch(p *proc.Proc) {
 	<-p.Done()
-	if s.stopping.Load() {
-		return
+	s.mu.Lock()
+	current := s.procs[p.Name()] == p
+	s.mu.Unlock()
+	if s.stopping.Load() || !current {
+		return // stopped on purpose: the lab's end, or `lab scale`
 	}
 	s.logf("%s exited unexpectedly (%v); last lines of %s:\n%s", p.Name(), p.WaitErr(), p.LogPath(), proc.Tail(p.LogPath(), proc.TailLines))
 	s.setComponent(p.Name(), func(c *lab.ComponentInfo) { c.Status = lab.StatusExited })
