@@ -70,6 +70,7 @@ func Diagnose(run *results.Run, tl *results.Timeline) []results.Finding {
 		out = hostContention(run, name, rs, out)
 	}
 	out = append(out, APIServerFindings(run)...)
+	out = append(out, ReplicaFindings(run)...)
 	out = append(out, ClientRateLimitFindings(run)...)
 	out = append(out, gatewayLadderFindings(run)...)
 	return append(out, observationFindings(run)...)

@@ -25,7 +25,7 @@ func newLabCmd() *cobra.Command {
       -> oauth2-proxy playing kube-auth-proxy -> kube-rbac-proxy -> http-echo
 sharing etcd, a kube-apiserver (TokenReview, SubjectAccessReview) and Keycloak.`,
 	}
-	cmd.AddCommand(newLabUpCmd(), newLabStatusCmd(), newLabDownCmd(), newLabScenarioCmd(), newLabLimitCmd(),
+	cmd.AddCommand(newLabUpCmd(), newLabStatusCmd(), newLabDownCmd(), newLabScenarioCmd(), newLabLimitCmd(), newLabScaleCmd(),
 		newLabServeCmd(), newLabStandinCmd(), newLabInstallCmd(), newLabKubeconfigCmd())
 	return cmd
 }

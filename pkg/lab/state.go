@@ -208,7 +208,7 @@ func (s *State) Record() *results.Lab {
 			role += " (" + c.Program + " plays " + c.Plays + ")"
 		}
 		l.Components = append(l.Components, results.LabComponent{
-			Name: c.Name, Role: role, Version: c.Version, URL: c.URL, Limit: c.Limit, Workload: c.Workload, Standin: c.Standin,
+			Name: c.Name, Role: role, Version: c.Version, URL: c.URL, Limit: c.Limit, Workload: c.Workload, Standin: c.Standin, ReplicaOf: c.ReplicaOf,
 		})
 	}
 	return l

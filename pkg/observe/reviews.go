@@ -100,6 +100,13 @@ func ReviewWindow(source string, before, after ReviewTally, requests int64) *res
 	out.TokenReviewsPerRequest, out.SARsPerRequest = per(tr.N), per(sar.N)
 	out.TokenReviewMeanMs, out.SARMeanMs = mean(tr), mean(sar)
 	out.ReviewMsPerRequest = per((tr.Seconds + sar.Seconds) * 1000)
+	if w := after.Time.Sub(before.Time).Seconds(); w > 0 {
+		out.WindowS = w
+		out.ReviewsPerS = (tr.N + sar.N) / w
+		for _, c := range callers {
+			c.ReviewsPerS = float64(c.TokenReviews+c.SubjectAccessReviews) / w
+		}
+	}
 	for _, c := range callers {
 		out.Callers = append(out.Callers, *c)
 	}

@@ -27,6 +27,11 @@ type APIServerReviews struct {
 	// iteration's requests: what the reviews add to a mean request when
 	// they are on its path.
 	ReviewMsPerRequest float64 `json:"review_ms_per_request"`
+	// WindowS is the counted window in seconds and ReviewsPerS the
+	// reviews of both kinds per second in it: the load the API server
+	// took, which grows with an auth component's replicas.
+	WindowS     float64 `json:"window_s,omitempty"`
+	ReviewsPerS float64 `json:"reviews_per_s,omitempty"`
 	// Callers splits the counts by the identity that asked (audit only),
 	// e.g. "system:serviceaccount:authbench:kube-rbac-proxy".
 	Callers []CallerReviews `json:"callers,omitempty"`
@@ -38,4 +43,6 @@ type CallerReviews struct {
 	TokenReviews         int64   `json:"token_reviews"`
 	SubjectAccessReviews int64   `json:"subject_access_reviews"`
 	ReviewMsPerRequest   float64 `json:"review_ms_per_request"`
+	// ReviewsPerS is its reviews of both kinds per second of the window.
+	ReviewsPerS float64 `json:"reviews_per_s,omitempty"`
 }

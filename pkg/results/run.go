@@ -364,6 +364,9 @@ type LabComponent struct {
 	// Standin is what a stand-in did per request, with the lab's
 	// what-ifs (nil for a real component).
 	Standin *Standin `json:"standin,omitempty"`
+	// ReplicaOf names the component this is a replica of (`lab scale`),
+	// for replicas beyond the first.
+	ReplicaOf string `json:"replica_of,omitempty"`
 }
 
 // Standin is how one of authbench's stand-ins ran: what it asked the API

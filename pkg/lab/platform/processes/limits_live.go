@@ -101,17 +101,21 @@ func limitTargets(s *lab.State, limits []lab.Limit) ([]limitTarget, error) {
 	return out, nil
 }
 
-// matchComponents returns the index of the component named name, or else
-// those of every component running that program.
+// matchComponents returns the index of the component named name and of
+// its replicas (`lab scale`: a limit is per replica), or else those of
+// every component running that program.
 func matchComponents(cs []lab.ComponentInfo, name string) []int {
-	var hit []int
+	var hit, named []int
 	for i, c := range cs {
-		if c.Name == name {
-			return []int{i}
+		if c.Name == name || (c.ReplicaOf != "" && c.ReplicaOf == name) {
+			named = append(named, i)
 		}
 		if c.Program == name {
 			hit = append(hit, i)
 		}
+	}
+	if len(named) > 0 {
+		return named
 	}
 	return hit
 }
