@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"github.com/authbench/authbench/pkg/lab/standin"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -105,18 +105,18 @@ func (s *supervisor) serveScale(ctx context.Context, hup <-chan os.Signal) {
 
 // supervisor is the state of one Serve call.
 type supervisor struct {
-	dir      string
-	cfg      lab.Config
-	out      io.Writer
-	outMu    sync.Mutex
-	mu       sync.Mutex // guards state and procs
-	state    *lab.State
-	procs    map[string]*proc.Proc
-	cgroups  bool
+	dir     string
+	cfg     lab.Config
+	out     io.Writer
+	outMu   sync.Mutex
+	mu      sync.Mutex // guards state and procs
+	state   *lab.State
+	procs   map[string]*proc.Proc
+	cgroups bool
 	// b and specs are the lab's builder and components, kept for `lab
 	// scale`, which only the goroutine serving SIGHUP changes once ready.
-	b     *builder
-	specs []*spec
+	b        *builder
+	specs    []*spec
 	stopping atomic.Bool
 }
 
