@@ -24,6 +24,10 @@ type capacityOptions struct {
 	runOptions
 	min, max float64
 	budget   time.Duration
+	// replicas and limits: the search per replica count of a lab
+	// component (--replicas), each replica under --limit.
+	replicas scaleStepsValue
+	limits   limitsValue
 }
 
 // capacitySkipped are run's flags a search has no use for.
@@ -41,9 +45,15 @@ than 5% or --budget is spent. It prints the capacity with its uncertainty, the
 curve measured (offered against achieved rate, p50, p95, p99, success rate), the
 knee, and which sampled component saturated first. The run directory holds one
 result per step and capacity.json. -c bounds the requests in flight: raise it
-above rate × latency for slow targets.`,
+above rate × latency for slow targets.
+
+--replicas COMPONENT=1,2,4 searches each target once per replica count of a
+lab's auth component (lab scale), each search's target named TARGET@N, and
+records the curve (capacity and the API server's reviews per second at each
+count) in run.json and the summary; --limit sets each replica's limit.`,
 		Example: `  authbench capacity --slo "p99<100ms,success_rate>=99.9%" http://127.0.0.1:8080/
-  authbench capacity -f scenario.yaml --slo "p99<100ms" --min 50 --max 5000 --budget 1m -o json`,
+  authbench capacity -f scenario.yaml --slo "p99<100ms" --min 50 --max 5000 --budget 1m -o json
+  authbench capacity -f lab.yaml --slo "p99<100ms" --replicas kube-auth-proxy-oauth=1,2,4 --limit kube-auth-proxy-oauth=200m`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.changed = cmd.Flags().Changed
@@ -80,6 +90,8 @@ func (o *capacityOptions) addFlags(cmd *cobra.Command) {
 	f.Float64Var(&o.min, "min", capacity.DefaultMin, "first rate tried, in requests per second")
 	f.Float64Var(&o.max, "max", 0, "highest rate tried (default: no cap but the budget)")
 	f.DurationVar(&o.budget, "budget", capacity.DefaultBudget, "time the search may take")
+	f.Var(&o.replicas, "replicas", "search once per replica count of a lab's auth component (lab scale), e.g. kube-auth-proxy-oauth=1,2,4; the lab is put back after")
+	f.Var(&o.limits, "limit", "with --replicas: each replica's CPU (and memory) limit during the searches, e.g. kube-auth-proxy-oauth=200m (lab limit; repeatable)")
 }
 
 func (o *capacityOptions) run(cmd *cobra.Command, args []string, s streams) error {
@@ -101,6 +113,17 @@ func (o *capacityOptions) run(cmd *cobra.Command, args []string, s streams) erro
 	lv := newLive(s, o.live, live.Options{Title: "capacity", PhaseWord: "step", PerPhase: true}, func() *observe.Monitor { return co.Monitor })
 	defer lv.stop()
 	co.Log, co.Sinks, co.Watch = lv.log, sinks.Standard(o.out, lv.log), lv.watcher()
+	// The limits first, so that the run's lab record shows them.
+	if o.replicas.steps != nil {
+		sc, restore, err := labScaling(cmd.Context(), p.Lab, *o.replicas.steps, o.limits.limits)
+		if err != nil {
+			return err
+		}
+		defer restore()
+		co.Scale = sc
+	} else if len(o.limits.limits) > 0 {
+		return errors.New("--limit goes with --replicas (to limit a running lab's components, use authbench lab limit)")
+	}
 	if err := o.observe(cmd.Context(), &co.Options); err != nil {
 		return err
 	}

@@ -47,6 +47,8 @@ type CapacitySearch struct {
 	Stop string `json:"stop"`
 	// ElapsedS is the search's wall time in seconds.
 	ElapsedS float64 `json:"elapsed_s"`
+	// Scale is the replica count the search ran at (nil: not scaled).
+	Scale *CapacityScale `json:"scale,omitempty"`
 	// Steps are the measurements in the order taken.
 	Steps []CapacityStep `json:"steps"`
 	// Curve has one point per offered rate, ascending: the step with the

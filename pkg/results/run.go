@@ -64,6 +64,9 @@ type Run struct {
 	// the run, and those already in force when it began, in time order.
 	// Default nil: no fault proxy, or no fault.
 	Faults []FaultEvent `json:"faults,omitempty"`
+	// ReplicaCurve is a `capacity --replicas` run's capacity per replica
+	// count (nil otherwise).
+	ReplicaCurve *ReplicaCurve `json:"replica_curve,omitempty"`
 	// Ladder is the layer-by-layer attribution of a ladder run;
 	// its Results are then one per rung x round.
 	Ladder *Ladder `json:"ladder,omitempty"`

@@ -24,6 +24,21 @@ type CapacityOptions struct {
 	Search capacity.Options
 	// Step is how long each step's load lasts. Default capacity.DefaultStep.
 	Step time.Duration
+	// Scale, when set, searches every target once per replica count of
+	// one component (`capacity --replicas`).
+	Scale *ScaleSteps
+}
+
+// ScaleSteps are the replica counts a capacity run searches at, and how
+// the caller (the CLI, which knows the lab) sets each: the runner imports
+// no lab.
+type ScaleSteps struct {
+	Component string
+	Replicas  []int
+	// Limit is each replica's limit, for the record ("" for none).
+	Limit string
+	// Apply runs the component as n replicas and returns once they serve.
+	Apply func(ctx context.Context, n int) error
 }
 
 // CapacityOutcome is what a capacity run produced: the run directory,
@@ -98,28 +113,63 @@ func search(ctx context.Context, s *Session, p *plan.Plan, o CapacityOptions) ([
 	}
 	defer s.Sample(ctx)()
 	e := &execution{s: s, plan: p}
-	if e.warmup(ctx) {
-		return nil, ctx.Err()
+	if o.Scale == nil {
+		if e.warmup(ctx) {
+			return nil, ctx.Err()
+		}
+		return searchTargets(ctx, s, p, o, nil)
 	}
 	var out []*capacity.Result
-	for i, t := range p.Targets {
-		fmt.Fprintf(s.Log(), "%s: searching capacity under %s\n", t.Name, capacity.SLOText(o.Search.SLO))
-		r, err := capacity.Search(ctx, stepper(s, p, i, o.Step), o.Search)
-		if r != nil {
-			r.Target = t.Name
-			out = append(out, r)
+	for _, n := range o.Scale.Replicas {
+		fmt.Fprintf(s.Log(), "scaling %s to %d replicas\n", o.Scale.Component, n)
+		if err := o.Scale.Apply(ctx, n); err != nil {
+			return out, fmt.Errorf("scaling %s to %d replicas: %w", o.Scale.Component, n, err)
 		}
+		// The layer in front restarted and the new replicas' caches are
+		// cold: warm up again before measuring.
+		if e.warmup(ctx) {
+			return out, ctx.Err()
+		}
+		sc := &results.CapacityScale{Component: o.Scale.Component, Replicas: n, Limit: o.Scale.Limit}
+		rs, err := searchTargets(ctx, s, p, o, sc)
+		out = append(out, rs...)
 		if err != nil {
-			return out, fmt.Errorf("searching %s: %w", t.Name, err)
+			return out, err
 		}
 	}
 	return out, nil
 }
 
+// searchTargets searches each target in turn; at a replica count (sc),
+// each search's target is named TARGET@N, so that its steps' results stay
+// apart from the other counts'.
+func searchTargets(ctx context.Context, s *Session, p *plan.Plan, o CapacityOptions, sc *results.CapacityScale) ([]*capacity.Result, error) {
+	var out []*capacity.Result
+	for i, t := range p.Targets {
+		name := t.Name
+		if sc != nil {
+			name = ScaledTarget(t.Name, sc.Replicas)
+		}
+		fmt.Fprintf(s.Log(), "%s: searching capacity under %s\n", name, capacity.SLOText(o.Search.SLO))
+		r, err := capacity.Search(ctx, stepper(s, p, i, name, o.Step), o.Search)
+		if r != nil {
+			r.Target, r.Scale = name, sc
+			out = append(out, r)
+		}
+		if err != nil {
+			return out, fmt.Errorf("searching %s: %w", name, err)
+		}
+	}
+	return out, nil
+}
+
+// ScaledTarget names a target searched at n replicas: TARGET@N.
+func ScaledTarget(target string, n int) string { return fmt.Sprintf("%s@%d", target, n) }
+
 // stepper is the search's Measure for target i: one open-loop phase per
 // step, recorded by the session like an iteration (numbered by step).
-func stepper(s *Session, p *plan.Plan, i int, step time.Duration) capacity.Measure {
-	name, n := p.Targets[i].Name, 0
+func stepper(s *Session, p *plan.Plan, i int, name string, step time.Duration) capacity.Measure {
+	n := 0
 	return func(ctx context.Context, rate float64) (capacity.Point, error) {
 		n++
 		if n > 1 && Sleep(ctx, p.Load.Delay.D()) {
@@ -150,6 +200,7 @@ func finishCapacity(ctx context.Context, s *Session, p *plan.Plan, searches []*c
 	co := analyze.CapacityOptionsFrom(p)
 	co.UnderSLO = underSLO(searches)
 	s.Run.Capacity = analyze.PlanCapacity(&at, co)
+	s.Run.ReplicaCurve = replicaCurve(searches, s.Run.Results)
 	out := &CapacityOutcome{Outcome: *s.Outcome(), Searches: searches}
 	// The searches are part of the result: written right after run.json,
 	// before any sink reads them.
@@ -199,4 +250,20 @@ func atCapacity(rs []results.Result, searches []*capacity.Result) []results.Resu
 		}
 	}
 	return out
+}
+
+// replicaCurve is the searches' capacity per replica count (nil when the
+// run scaled nothing).
+func replicaCurve(searches []*capacity.Result, rs []results.Result) *results.ReplicaCurve {
+	var c *results.ReplicaCurve
+	for _, r := range searches {
+		if r.Scale == nil {
+			continue
+		}
+		if c == nil {
+			c = &results.ReplicaCurve{Component: r.Scale.Component, Limit: r.Scale.Limit}
+		}
+		c.Points = append(c.Points, analyze.ReplicaPoint(r, rs))
+	}
+	return c
 }

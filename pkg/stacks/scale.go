@@ -161,3 +161,34 @@ func ParseScales(values []string) ([]Scale, error) {
 	}
 	return out, nil
 }
+
+// ScaleSteps are the replica counts of one component a capacity run
+// searches at, as in `capacity --replicas kube-auth-proxy-oauth=1,2,4`.
+type ScaleSteps struct {
+	Component string
+	Replicas  []int
+}
+
+// ParseScaleSteps reads COMPONENT=N[,N...]: a scalable component and
+// distinct replica counts from 1 to MaxReplicas, searched in the order
+// given.
+func ParseScaleSteps(v string) (ScaleSteps, error) {
+	name, list, ok := strings.Cut(strings.TrimSpace(v), "=")
+	if !ok || strings.TrimSpace(list) == "" {
+		return ScaleSteps{}, fmt.Errorf("replicas %q: want COMPONENT=N[,N...], e.g. %s=1,2,4", v, KubeAuthProxyOAuth)
+	}
+	out := ScaleSteps{Component: strings.TrimSpace(name)}
+	seen := map[int]bool{}
+	for _, n := range strings.Split(list, ",") {
+		s, err := ParseScale(out.Component + "=" + n)
+		if err != nil {
+			return ScaleSteps{}, err
+		}
+		if seen[s.Replicas] {
+			return ScaleSteps{}, fmt.Errorf("replicas %q: %d given twice", v, s.Replicas)
+		}
+		seen[s.Replicas] = true
+		out.Replicas = append(out.Replicas, s.Replicas)
+	}
+	return out, nil
+}
