@@ -47,12 +47,7 @@ func ScaledReviews(run *results.Run) []ReplicaSet {
 	if run == nil || run.Lab == nil {
 		return nil
 	}
-	group := map[string]string{}
-	for _, c := range run.Lab.Components {
-		if c.ReplicaOf != "" {
-			group[c.Name], group[c.ReplicaOf] = c.ReplicaOf, c.ReplicaOf
-		}
-	}
+	group := replicaGroups(run)
 	if len(group) == 0 {
 		return nil
 	}
@@ -94,6 +89,42 @@ func ScaledReviews(run *results.Run) []ReplicaSet {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Component < out[j].Component })
 	return out
+}
+
+// replicaGroups maps each replica's name, and its component's, to the
+// component: from the lab record (ReplicaOf), and from the callers named
+// COMPONENT-rN (pkg/stacks' names) of a component in the record, since
+// replicas started after the run began are not in its record.
+func replicaGroups(run *results.Run) map[string]string {
+	group := map[string]string{}
+	inLab := map[string]bool{}
+	for _, c := range run.Lab.Components {
+		inLab[c.Name] = true
+		if c.ReplicaOf != "" {
+			group[c.Name], group[c.ReplicaOf] = c.ReplicaOf, c.ReplicaOf
+		}
+	}
+	for _, r := range run.Results {
+		if r.APIServer == nil {
+			continue
+		}
+		for _, c := range r.APIServer.Callers {
+			name := c.Caller[strings.LastIndex(c.Caller, ":")+1:]
+			if base, ok := replicaBase(name); ok && inLab[base] {
+				group[name], group[base] = base, base
+			}
+		}
+	}
+	return group
+}
+
+// replicaBase splits COMPONENT-rN (N from 2) into COMPONENT.
+func replicaBase(name string) (string, bool) {
+	i := strings.LastIndex(name, "-r")
+	if i <= 0 || i+2 >= len(name) || name[i+2] == '0' || strings.Trim(name[i+2:], "0123456789") != "" || name[i+2:] == "1" {
+		return "", false
+	}
+	return name[:i], true
 }
 
 // replicaLess orders the component before its replicas, and r2 before r10.

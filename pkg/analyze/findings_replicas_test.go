@@ -33,7 +33,9 @@ func TestScaledReviews(t *testing.T) {
 	}{
 		{"scaled", scaledRun(), 1},
 		{"no lab", &results.Run{}, 0},
-		{"not scaled", &results.Run{Lab: &results.Lab{Components: []results.LabComponent{{Name: "ext"}}}, Results: scaledRun().Results}, 0},
+		{"replicas started during the run", &results.Run{Lab: &results.Lab{Components: []results.LabComponent{{Name: "ext"}, {Name: "sidecar"}}}, Results: scaledRun().Results}, 1},
+		{"not scaled", &results.Run{Lab: &results.Lab{Components: []results.LabComponent{{Name: "ext"}}}, Results: []results.Result{
+			{Target: "t", Iteration: 1, APIServer: &results.APIServerReviews{Callers: []results.CallerReviews{{Caller: "sa:ext", TokenReviews: 3}, {Caller: "sa:other-r2", TokenReviews: 3}}}}}}, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -25,6 +25,7 @@ const (
 	ConfigRBACProxy   = "kube-rbac-proxy.yaml"
 	ConfigKubeconfig  = "kubeconfig"
 	ConfigAuditPolicy = "audit-policy.yaml"
+	ConfigEDS         = "envoy-eds.yaml"
 )
 
 // TLSFiles are where a server finds its certificate, key (also both in one
@@ -87,6 +88,36 @@ type Gateway struct {
 	TLS         TLSFiles
 	// AccessLog is where Envoy writes the ladder's lines.
 	AccessLog string
+	// EDSDir, when set, is the directory of the files the ext_authz and
+	// backend clusters take their endpoints from (EDSFiles), which Envoy
+	// watches: `lab scale` rewrites them without a restart. Empty (a
+	// cluster's config): the endpoints are inline.
+	EDSDir string
+}
+
+// EDSSource is where a cluster's endpoints file is, for the template.
+type EDSSource struct{ File, Dir string }
+
+// EDSSource names cluster's endpoints file under EDSDir.
+func (g Gateway) EDSSource(cluster string) EDSSource {
+	return EDSSource{File: filepath.Join(g.EDSDir, cluster+".yaml"), Dir: g.EDSDir}
+}
+
+// ClusterEndpoints are one cluster's endpoints as an EDS file.
+type ClusterEndpoints struct {
+	Cluster   string
+	Endpoints []Endpoint
+	// Version is the response's version_info.
+	Version int
+}
+
+// EDSFiles are the gateway's endpoints files (with EDSDir set), by path:
+// the ext_authz service's replicas and the backend's.
+func (g Gateway) EDSFiles(version int) map[string]ClusterEndpoints {
+	return map[string]ClusterEndpoints{
+		g.EDSSource(EnvoyClusterExtAuthz).File: {Cluster: EnvoyClusterExtAuthz, Endpoints: append([]Endpoint{g.ExtAuthz}, g.MoreExtAuthz...), Version: version},
+		g.EDSSource(EnvoyClusterBackend).File:  {Cluster: EnvoyClusterBackend, Endpoints: append([]Endpoint{g.Backend}, g.MoreBackends...), Version: version},
+	}
 }
 
 // AuthzTimeout is the ext_authz timeout as Envoy's duration ("0.2s").

@@ -43,6 +43,8 @@ type builder struct {
 	// replicas counts each scaled component's replicas (`lab scale`;
 	// absent: one), which the layers in front balance across.
 	replicas map[string]int
+	// edsVersion counts the gateways' endpoints files written.
+	edsVersion int
 }
 
 // portNames lists the ports a config needs: the shared components', and

@@ -1,8 +1,13 @@
 package processes
 
 import (
+	"context"
 	"fmt"
+	"io"
+	"net/http"
+	"os"
 	"strings"
+	"time"
 
 	"github.com/authbench/authbench/pkg/stacks"
 )
@@ -74,4 +79,93 @@ func (b *builder) endpointsNote(front string) string {
 		}
 	}
 	return strings.Join(parts, " and ")
+}
+
+// writeEDS writes a gateway's endpoints files, each atomically (a rename
+// into the directory Envoy watches), and counts a version for each write.
+func (b *builder) writeEDS(gw stacks.Gateway) error {
+	if err := os.MkdirAll(gw.EDSDir, 0o700); err != nil {
+		return fmt.Errorf("creating %s: %w", gw.EDSDir, err)
+	}
+	b.edsVersion++
+	for path, ce := range gw.EDSFiles(b.edsVersion) {
+		if err := stacks.RenderTo(path, stacks.ConfigEDS, ce); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// edsWait bounds how long a gateway may take to load new endpoints.
+const edsWait = 10 * time.Second
+
+// reroute points a gateway at the current replicas by rewriting its
+// endpoints files, and waits until its admin interface lists exactly
+// them: Envoy takes them live, without a restart or a dropped request.
+func (b *builder) reroute(ctx context.Context, name string) error {
+	gw := b.gatewayConfig(name)
+	if err := b.writeEDS(gw); err != nil {
+		return err
+	}
+	want := map[string]int{}
+	for _, ce := range gw.EDSFiles(0) {
+		want[ce.Cluster] = len(ce.Endpoints)
+	}
+	ctx, cancel := context.WithTimeout(ctx, edsWait)
+	defer cancel()
+	admin := "http://" + b.addr(stacks.EnvoyAdminPort(name)) + "/clusters"
+	for {
+		got, err := clusterHosts(ctx, b.client, admin)
+		if err == nil && sameCounts(got, want) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%s did not load its new endpoints within %s (has %v, want %v)", name, edsWait, got, want)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// clusterHosts counts the hosts of each cluster in Envoy's admin
+// /clusters text ("CLUSTER::HOST:PORT::cx_active::0" lines).
+func clusterHosts(ctx context.Context, c *http.Client, url string) (map[string]int, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return nil, err
+	}
+	hosts := map[string]map[string]bool{}
+	for _, line := range strings.Split(string(body), "\n") {
+		parts := strings.Split(line, "::")
+		if len(parts) < 3 || !strings.Contains(parts[1], ":") {
+			continue
+		}
+		if hosts[parts[0]] == nil {
+			hosts[parts[0]] = map[string]bool{}
+		}
+		hosts[parts[0]][parts[1]] = true
+	}
+	out := map[string]int{}
+	for c, hs := range hosts {
+		out[c] = len(hs)
+	}
+	return out, nil
+}
+
+func sameCounts(got, want map[string]int) bool {
+	for k, v := range want {
+		if got[k] != v {
+			return false
+		}
+	}
+	return true
 }

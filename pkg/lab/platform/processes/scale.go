@@ -176,12 +176,19 @@ func (s *supervisor) startReplica(ctx context.Context, base string, i int) error
 	return nil
 }
 
-// restart stops a layer in front and starts it again from its spec
-// rebuilt with the current replicas: Envoy runs with
-// --disable-hot-restart and HAProxy in the foreground, so a new process is
-// how either takes a new set of endpoints. Requests in flight through it
-// at that moment fail.
+// restart points a layer in front at the current replicas. A gateway's
+// Envoy takes them live from its endpoints files. HAProxy runs in the
+// foreground without a runtime API, so it is stopped and started again
+// from its re-rendered config: requests in flight through it at that
+// moment fail.
 func (s *supervisor) restart(ctx context.Context, name string) error {
+	if name == stacks.Envoy || name == stacks.EnvoyOAuth {
+		if err := s.b.reroute(ctx, name); err != nil {
+			return err
+		}
+		s.logf("%s now balances across %s (endpoints reloaded live)", name, s.b.endpointsNote(name))
+		return nil
+	}
 	sp, err := s.b.front(name)
 	if err != nil {
 		return err

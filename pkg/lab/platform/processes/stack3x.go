@@ -33,7 +33,12 @@ func (b *builder) gateway(name string) func() (*spec, error) {
 			argv:          append([]string{bin, "-c", cfg}, stacks.EnvoyArgs...),
 			ports:         portsOf(name),
 			after:         []string{ext.Name, backend.Name},
-			prepare:       func() error { return stacks.RenderTo(cfg, stacks.ConfigGateway, gw) },
+			prepare: func() error {
+				if err := b.writeEDS(gw); err != nil {
+					return err
+				}
+				return stacks.RenderTo(cfg, stacks.ConfigGateway, gw)
+			},
 		}
 		u := s.URL
 		if c.Stack == stacks.Stack3x {
@@ -61,7 +66,7 @@ func (b *builder) gatewayConfig(name string) stacks.Gateway {
 	return stacks.Gateway{Name: name, Stack: c.Stack, PathPrefix: "/",
 		Listen: ep(name), Admin: ep(stacks.EnvoyAdminPort(name)), ExtAuthz: ep(ext.Name), ExtAuthzTLS: ext.Scheme == "https",
 		Backend: ep(backend.Name), MoreExtAuthz: endpoints(b.more(ext.Name)), MoreBackends: endpoints(b.more(backend.Name)), Timeout: b.cfg.AuthzTimeout, FailureMode: b.cfg.AuthzFailureMode,
-		TLS: b.certs.TLSFiles(), AccessLog: b.path("logs", name+"-access.log")}
+		TLS: b.certs.TLSFiles(), AccessLog: b.path("logs", name+"-access.log"), EDSDir: b.path("conf", "eds-"+name)}
 }
 
 // oauth2Proxy plays kube-auth-proxy, the ext_authz service, verifying
