@@ -24,10 +24,10 @@ own process with its own port, cgroup, log, caches and API server identity
 (COMPONENT-rN in the audit log), so for one token pool the API server's
 reviews grow with the replicas; the run's apiserver section counts them per
 replica. A new replica gets the component's current limit, and ` + "`lab limit COMPONENT=...`" + `
-limits every replica. A gateway's Envoy takes the new endpoints live (its
-clusters' endpoints are files it watches); the route's HAProxy is restarted
-with its new config, and requests in flight through it at that moment fail,
-so scale oauth-proxy between runs. COMPONENT=1 goes back to one. The
+limits every replica. Scaling is live, no request dropped: a gateway's Envoy
+reloads its clusters' endpoints from files it watches, the route's HAProxy
+fills server-template slots through its runtime API. COMPONENT=1 goes back
+to one. The
 replicas show in ` + "`lab status`" + ` and last until the lab stops. Up to ` + fmt.Sprint(stacks.MaxReplicas) + ` replicas;
 processes platform only.`,
 		Example: `  authbench lab scale kube-auth-proxy-oauth=3

@@ -125,8 +125,8 @@ func search(ctx context.Context, s *Session, p *plan.Plan, o CapacityOptions) ([
 		if err := o.Scale.Apply(ctx, n); err != nil {
 			return out, fmt.Errorf("scaling %s to %d replicas: %w", o.Scale.Component, n, err)
 		}
-		// The new replicas' caches are cold (and the route's HAProxy
-		// restarted): warm up again before measuring.
+		// The new replicas' caches are cold: warm up again before
+		// measuring.
 		if e.warmup(ctx) {
 			return out, ctx.Err()
 		}

@@ -46,25 +46,20 @@ type Router struct {
 	// Listen is its TLS address; Backend names its backend and Server is
 	// the address of the oauth proxy the Route points at.
 	Listen, Backend, Server string
-	// MoreServers are the oauth proxy's replicas beyond the first (`lab
-	// scale`), balanced with Server (balance random). Empty by default.
-	MoreServers []string
-	TLS         TLSFiles
+	// RuntimeSocket, when set, is the runtime API's socket, and the
+	// backend gets server-template slots BACKEND-2 ... BACKEND-MaxReplicas
+	// (ReplicaSlot) that `lab scale` fills without a reload. Empty: none.
+	RuntimeSocket string
+	TLS           TLSFiles
 	// Metrics is the address of HAProxy's Prometheus exporter (/metrics).
 	Metrics string
 }
 
-// RouterServer is one more server line of the Route's backend.
-type RouterServer struct{ Name, Addr string }
+// ReplicaSlots is the last server-template slot: one per replica.
+func (Router) ReplicaSlots() int { return MaxReplicas }
 
-// ReplicaServers names MoreServers after the backend: BACKEND-2, ...
-func (r Router) ReplicaServers() []RouterServer {
-	out := make([]RouterServer, len(r.MoreServers))
-	for i, a := range r.MoreServers {
-		out[i] = RouterServer{Name: r.Backend + "-" + strconv.Itoa(i+2), Addr: a}
-	}
-	return out
-}
+// ReplicaSlot names the backend's server of replica i (from 2).
+func (r Router) ReplicaSlot(i int) string { return r.Backend + "-" + strconv.Itoa(i) }
 
 // Gateway is Envoy as a 3x stack's Gateway API gateway: the HTTPRoute to
 // Backend (the kube-rbac-proxy sidecar, over TLS) behind HTTP ext_authz to

@@ -130,12 +130,19 @@ func TestRenderReplicas(t *testing.T) {
 			t.Errorf("gateway config lacks %s", p)
 		}
 	}
-	r := Router{Termination: "reencrypt", Listen: "127.0.0.1:1", Backend: "be", Server: "127.0.0.1:4", MoreServers: []string{"127.0.0.1:5"}, Metrics: "127.0.0.1:6"}
-	b, err = Render(ConfigRouter, r)
-	if err != nil {
-		t.Fatal(err)
+	r := Router{Termination: "reencrypt", Listen: "127.0.0.1:1", Backend: "be", Server: "127.0.0.1:4", Metrics: "127.0.0.1:6"}
+	for _, sock := range []string{"", "/LAB/run/haproxy.sock"} {
+		b, err = Render(ConfigRouter, Router{Termination: r.Termination, Listen: r.Listen, Backend: r.Backend, Server: r.Server, Metrics: r.Metrics, RuntimeSocket: sock})
+		if err != nil {
+			t.Fatal(err)
+		}
+		slots := strings.Contains(string(b), "server-template be- 2-32 127.0.0.1:1 disabled ssl") &&
+			strings.Contains(string(b), "stats socket /LAB/run/haproxy.sock mode 600 level admin")
+		if slots != (sock != "") {
+			t.Errorf("runtime socket %q: replica slots rendered %v:\n%s", sock, slots, b)
+		}
 	}
-	if !strings.Contains(string(b), "server be-2 127.0.0.1:5 ssl") {
-		t.Errorf("router config lacks the second server:\n%s", b)
+	if r.ReplicaSlot(3) != "be-3" {
+		t.Errorf("slot 3 = %s", r.ReplicaSlot(3))
 	}
 }

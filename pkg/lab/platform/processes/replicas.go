@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"strings"
@@ -57,17 +58,6 @@ func (b *builder) replica(base, name string) (*spec, error) {
 		return s, err
 	}
 	return nil, fmt.Errorf("%s: %w", base, errNotScalable)
-}
-
-// front rebuilds the spec of a layer that balances replicas.
-func (b *builder) front(name string) (*spec, error) {
-	switch name {
-	case stacks.HAProxy:
-		return b.haproxy()
-	case stacks.Envoy, stacks.EnvoyOAuth:
-		return b.gateway(name)()
-	}
-	return nil, fmt.Errorf("%s balances no replicas", name)
 }
 
 // endpointsNote lists what a front balances, for the supervisor's log.
@@ -168,4 +158,54 @@ func sameCounts(got, want map[string]int) bool {
 		}
 	}
 	return true
+}
+
+// reslot points the route's HAProxy at the current replicas of the oauth
+// proxy through its runtime API: each slot up to the count gets its
+// replica's address and is set ready, the others are put in maintenance
+// (no new requests) before their replicas stop.
+func (b *builder) reslot(ctx context.Context) error {
+	r := b.router()
+	n := b.replicaCount(stacks.OAuthProxy)
+	var cmds []string
+	for i := 2; i <= r.ReplicaSlots(); i++ {
+		slot := r.Backend + "/" + r.ReplicaSlot(i)
+		if i > n {
+			cmds = append(cmds, "set server "+slot+" state maint")
+			continue
+		}
+		ep := stacks.MustEndpoint(b.addr(stacks.ReplicaName(stacks.OAuthProxy, i)))
+		cmds = append(cmds, fmt.Sprintf("set server %s addr %s port %d", slot, ep.Host, ep.Port), "set server "+slot+" state ready")
+	}
+	for _, c := range cmds {
+		if err := haproxyCommand(ctx, r.RuntimeSocket, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// haproxyCommand sends one command to HAProxy's runtime API; any answer
+// but an empty line or a "changed" notice is its refusal.
+func haproxyCommand(ctx context.Context, socket, cmd string) error {
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "unix", socket)
+	if err != nil {
+		return fmt.Errorf("haproxy runtime API: %w", err)
+	}
+	defer conn.Close()
+	if dl, ok := ctx.Deadline(); ok {
+		_ = conn.SetDeadline(dl)
+	}
+	if _, err := io.WriteString(conn, cmd+"\n"); err != nil {
+		return fmt.Errorf("haproxy runtime API: %s: %w", cmd, err)
+	}
+	ans, err := io.ReadAll(io.LimitReader(conn, 4<<10))
+	if err != nil {
+		return fmt.Errorf("haproxy runtime API: %s: %w", cmd, err)
+	}
+	if a := strings.TrimSpace(string(ans)); a != "" && !strings.Contains(a, "changed from") && !strings.Contains(a, "no need to change") {
+		return fmt.Errorf("haproxy runtime API: %s: %s", cmd, a)
+	}
+	return nil
 }

@@ -176,31 +176,23 @@ func (s *supervisor) startReplica(ctx context.Context, base string, i int) error
 	return nil
 }
 
-// restart points a layer in front at the current replicas. A gateway's
-// Envoy takes them live from its endpoints files. HAProxy runs in the
-// foreground without a runtime API, so it is stopped and started again
-// from its re-rendered config: requests in flight through it at that
-// moment fail.
+// restart points a layer in front at the current replicas, live: a
+// gateway's Envoy (run with --disable-hot-restart) reloads its endpoints
+// files, the route's HAProxy fills its server-template slots through its
+// runtime API; neither restarts, so no request is dropped.
 func (s *supervisor) restart(ctx context.Context, name string) error {
-	if name == stacks.Envoy || name == stacks.EnvoyOAuth {
-		if err := s.b.reroute(ctx, name); err != nil {
-			return err
-		}
-		s.logf("%s now balances across %s (endpoints reloaded live)", name, s.b.endpointsNote(name))
-		return nil
+	var err error
+	switch name {
+	case stacks.Envoy, stacks.EnvoyOAuth:
+		err = s.b.reroute(ctx, name)
+	case stacks.HAProxy:
+		err = s.b.reslot(ctx)
+	default:
+		err = fmt.Errorf("%s balances no replicas", name)
 	}
-	sp, err := s.b.front(name)
 	if err != nil {
-		return err
+		return fmt.Errorf("pointing %s at the new replicas: %w", name, err)
 	}
-	old := s.findSpec(name)
-	sp.Log, sp.limit, sp.Limit = old.Log, old.limit, old.Limit
-	s.stopProc(name)
-	s.replaceSpec(sp)
-	if err := s.runOne(ctx, s.b, sp); err != nil {
-		return fmt.Errorf("restarting %s with the new replicas: %w", name, err)
-	}
-	s.watchNew(name)
 	s.logf("%s now balances across %s", name, s.b.endpointsNote(name))
 	return nil
 }
@@ -275,14 +267,6 @@ func (s *supervisor) findSpec(name string) *spec {
 		}
 	}
 	return nil
-}
-
-func (s *supervisor) replaceSpec(n *spec) {
-	for i, sp := range s.specs {
-		if sp.Name == n.Name {
-			s.specs[i] = n
-		}
-	}
 }
 
 // insertAfter puts c after the last of base and its replicas.

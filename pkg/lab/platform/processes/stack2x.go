@@ -97,6 +97,6 @@ func (b *builder) haproxy() (*spec, error) {
 // proxy, which serves TLS only.
 func (b *builder) router() stacks.Router {
 	return stacks.Router{Termination: "reencrypt", Listen: b.addr(stacks.HAProxy),
-		Backend: "route_" + stacks.Echo2x, Server: b.addr(stacks.OAuthProxy), MoreServers: b.more(stacks.OAuthProxy), TLS: b.certs.TLSFiles(),
+		Backend: "route_" + stacks.Echo2x, Server: b.addr(stacks.OAuthProxy), RuntimeSocket: b.path("run", "haproxy.sock"), TLS: b.certs.TLSFiles(),
 		Metrics: b.addr(stacks.PortHAProxyMetrics)}
 }
