@@ -25,7 +25,8 @@ func (s *summaryWriter) replicaCurve() {
 		s.printf("| %s | %d | %s | %s | %s | %s | %s |\n", code(p.Target), p.Replicas, fmtRPS(p.CapacityRPS),
 			fmtRPS(p.SustainedRPS), ratio, optSig(p.ReviewsPerS), optSig(p.ReviewsPerRequest))
 	}
-	s.printf("\nEach replica keeps its own token and review caches, so the reviews per second at capacity grow with the replicas as long as each replica sees the same tokens.\n")
+	s.printf("\nThe API server's reviews per second grow with the capacity the replicas buy (a proxy without a cache asks on every request) " +
+		"and, where each replica caches, with the replicas themselves: each replica's cache misses each token on its own.\n")
 }
 
 func optSig(v *float64) string {
