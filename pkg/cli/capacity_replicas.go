@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/authbench/authbench/pkg/lab"
+	"github.com/authbench/authbench/pkg/observe"
 	"github.com/authbench/authbench/pkg/runner"
 	"github.com/authbench/authbench/pkg/stacks"
 )
@@ -73,11 +74,35 @@ func labScaling(ctx context.Context, dir string, steps stacks.ScaleSteps, limits
 			_ = l.SetLimit(rctx, undoLimits...)
 		}
 	}
+	sampled := map[string]bool{}
+	for _, c := range before.Components {
+		sampled[c.Name] = true
+	}
 	sc := &runner.ScaleSteps{Component: steps.Component, Replicas: steps.Replicas, Limit: limitOf(limits, steps.Component),
-		Apply: func(ctx context.Context, n int) error {
-			return l.Scale(ctx, stacks.Scale{Component: steps.Component, Replicas: n})
+		Apply: func(ctx context.Context, n int) ([]observe.LocalComponent, error) {
+			if err := l.Scale(ctx, stacks.Scale{Component: steps.Component, Replicas: n}); err != nil {
+				return nil, err
+			}
+			return newReplicas(ctx, l, sampled)
 		}}
 	return sc, restore, nil
+}
+
+// newReplicas lists the lab's replicas not sampled yet, and marks them.
+func newReplicas(ctx context.Context, l *lab.Lab, sampled map[string]bool) ([]observe.LocalComponent, error) {
+	st, err := l.State(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []observe.LocalComponent
+	for _, c := range st.Components {
+		if c.ReplicaOf == "" || sampled[c.Name] || (c.Cgroup == "" && c.PID == 0) {
+			continue
+		}
+		sampled[c.Name] = true
+		out = append(out, observe.LocalComponent{Name: c.Name, Role: c.Role, Cgroup: c.Cgroup, PID: c.PID})
+	}
+	return out, nil
 }
 
 // limitOf is the limit given for component, as its value ("" for none).

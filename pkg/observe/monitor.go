@@ -139,6 +139,17 @@ func (m *Monitor) pollAll() error {
 	return nil
 }
 
+// Add samples more components from now on, such as the replicas `lab
+// scale` started during a run: their windows before now read nothing.
+func (m *Monitor) Add(p Poller) {
+	m.pollMutex.Lock()
+	defer m.pollMutex.Unlock()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.samplers = append(m.samplers, p)
+	m.series = append(m.series, make([][]Point, len(p.Components())))
+}
+
 // Warnings lists the distinct sampling problems seen so far (a process
 // gone, a query failing), for the run's log.
 func (m *Monitor) Warnings() []string {
@@ -172,13 +183,14 @@ func (m *Monitor) UsageContext(ctx context.Context, start, end time.Time, reques
 	m.catchUp(end)
 	m.mu.Lock()
 	w := window{start: start, end: end, idleStart: m.started, idleEnd: m.idleEnd, requests: requests}
+	samplers := m.samplers
 	m.mu.Unlock()
 	if w.idleStart.IsZero() || w.idleStart.After(start) {
 		w.idleStart, w.idleEnd = start.Add(-m.Idle), start
 	}
 	var out []results.ComponentUsage
 	var errs []error
-	for i, s := range m.samplers {
+	for i, s := range samplers {
 		series, err := m.seriesOf(ctx, i, s, w)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s sampler: %w", s.Source(), err))

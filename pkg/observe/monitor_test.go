@@ -57,3 +57,23 @@ func TestMonitorWindowAndWarnings(t *testing.T) {
 		t.Errorf("warnings = %q", w)
 	}
 }
+
+// A poller added while the monitor runs is sampled from then on.
+func TestMonitorAdd(t *testing.T) {
+	m := NewMonitor([]Sampler{&steadyPoller{born: time.Now(), cores: 0.5}}, 50*time.Millisecond)
+	m.Idle = 50 * time.Millisecond
+	if err := m.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer m.Stop()
+	m.Add(&steadyPoller{born: time.Now(), cores: 0.25})
+	start := time.Now()
+	time.Sleep(300 * time.Millisecond)
+	us := m.Usage(start, time.Now(), 100)
+	if len(us) != 4 {
+		t.Fatalf("got %d usages, want 4 (two pollers of two components)", len(us))
+	}
+	if math.Abs(us[2].CPUMean-0.25) > 0.03 {
+		t.Errorf("added component: mean %v cores, want 0.25", us[2].CPUMean)
+	}
+}

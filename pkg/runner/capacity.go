@@ -9,6 +9,7 @@ import (
 	"github.com/authbench/authbench/pkg/analyze"
 	"github.com/authbench/authbench/pkg/capacity"
 	"github.com/authbench/authbench/pkg/load"
+	"github.com/authbench/authbench/pkg/observe"
 	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/results"
 	"github.com/authbench/authbench/pkg/store"
@@ -37,8 +38,10 @@ type ScaleSteps struct {
 	Replicas  []int
 	// Limit is each replica's limit, for the record ("" for none).
 	Limit string
-	// Apply runs the component as n replicas and returns once they serve.
-	Apply func(ctx context.Context, n int) error
+	// Apply runs the component as n replicas and returns once they
+	// serve, with the replicas it started that the run does not sample
+	// yet (the monitor samples them from then on).
+	Apply func(ctx context.Context, n int) ([]observe.LocalComponent, error)
 }
 
 // CapacityOutcome is what a capacity run produced: the run directory,
@@ -122,8 +125,12 @@ func search(ctx context.Context, s *Session, p *plan.Plan, o CapacityOptions) ([
 	var out []*capacity.Result
 	for _, n := range o.Scale.Replicas {
 		fmt.Fprintf(s.Log(), "scaling %s to %d replicas\n", o.Scale.Component, n)
-		if err := o.Scale.Apply(ctx, n); err != nil {
+		added, err := o.Scale.Apply(ctx, n)
+		if err != nil {
 			return out, fmt.Errorf("scaling %s to %d replicas: %w", o.Scale.Component, n, err)
+		}
+		if err := sampleMore(o.Monitor, added); err != nil {
+			fmt.Fprintf(s.Log(), "warning: %v\n", err)
 		}
 		// The new replicas' caches are cold: warm up again before
 		// measuring.
@@ -266,4 +273,17 @@ func replicaCurve(searches []*capacity.Result, rs []results.Result) *results.Rep
 		c.Points = append(c.Points, analyze.ReplicaPoint(r, rs))
 	}
 	return c
+}
+
+// sampleMore adds components to the run's monitor (none without one).
+func sampleMore(m *observe.Monitor, comps []observe.LocalComponent) error {
+	if m == nil || len(comps) == 0 {
+		return nil
+	}
+	ls, err := observe.NewLocal(comps, observe.LocalOptions{})
+	if err != nil {
+		return fmt.Errorf("sampling the new replicas: %w", err)
+	}
+	m.Add(ls)
+	return nil
 }
