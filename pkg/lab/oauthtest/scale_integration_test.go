@@ -44,6 +44,8 @@ func TestScaleMultipliesTokenReviews(t *testing.T) {
 		return n
 	}
 	a, b := total(one), total(three)
+	t.Logf("TokenReviews of the ext_authz service for %d requests of %d pool tokens: one replica %d %v, three %d %v",
+		15*scalePool, scalePool, a, one, b, three)
 	if a < scalePool*9/10 || a > scalePool+2 {
 		t.Errorf("one replica made %d TokenReviews for a pool of %d tokens, want about one per token (%v)", a, scalePool, one)
 	}
