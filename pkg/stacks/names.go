@@ -32,6 +32,8 @@ const (
 	ProgramOAuth2Proxy   = "oauth2-proxy"
 	ProgramEnvoy         = "envoy"
 	ProgramHAProxy       = "haproxy"
+	// ProgramToxiproxy is Shopify's Toxiproxy server, the lab's fault proxy.
+	ProgramToxiproxy = "toxiproxy-server"
 )
 
 // Component names: what `--limit`, the sampler, the state and the reports
