@@ -168,3 +168,23 @@ type ActiveFault struct {
 	// Until is when a --for fault clears itself (zero: until cleared).
 	Until time.Time `json:"until,omitempty"`
 }
+
+// EndFaults logs a clear, at at, for every link the fault log says has a
+// fault in force then: the lab is stopping (or starting after a lab that
+// died), and its fault proxy starts with no fault, so a run after it must
+// not count the old fault as in force.
+func EndFaults(dir string, at time.Time) error {
+	events, err := ReadFaults(dir)
+	if err != nil {
+		return err
+	}
+	for _, ev := range FaultsDuring(events, at, at) {
+		if ev.Action != results.FaultSet || !ev.At.Before(at) {
+			continue
+		}
+		if err := AppendFault(dir, ClearEvent(ev.Link, at)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
