@@ -3,6 +3,7 @@ package lab
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -187,4 +188,23 @@ func EndFaults(dir string, at time.Time) error {
 		}
 	}
 	return nil
+}
+
+// ParseBandwidth reads a bandwidth as --bandwidth takes it: a whole number
+// of KB/s ("512", "512KB/s") or MB/s ("2MB/s"), decimal units (1 KB =
+// 1,000 bytes) as Toxiproxy counts them.
+func ParseBandwidth(s string) (int64, error) {
+	v := strings.TrimSpace(s)
+	mult := int64(1)
+	switch u := strings.ToUpper(v); {
+	case strings.HasSuffix(u, "MB/S"):
+		v, mult = v[:len(v)-4], 1000
+	case strings.HasSuffix(u, "KB/S"):
+		v = v[:len(v)-4]
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+	if err != nil || n <= 0 || n > MaxFaultBandwidthKBps/mult {
+		return 0, fmt.Errorf("bandwidth %q: want a whole number of KB/s or MB/s above 0, e.g. 512KB/s or 2MB/s", s)
+	}
+	return n * mult, nil
 }
