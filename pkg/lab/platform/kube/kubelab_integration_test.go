@@ -62,6 +62,7 @@ func TestKubeLab(t *testing.T) {
 			}
 		}
 	})
+	t.Run("fault apiserver", func(t *testing.T) { checkFaultAPIServer(t, hc, dir, s) })
 	t.Run("router", func(t *testing.T) { checkRouter(t, hc, dir, s) })
 	c := client(t, dir)
 	if q := quota(t, c, dir, "oauth2-proxy"); q != "5000/100000" {
