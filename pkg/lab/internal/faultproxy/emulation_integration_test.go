@@ -4,6 +4,7 @@ package faultproxy
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"net"
@@ -80,8 +81,8 @@ func echoServer(t *testing.T) string {
 
 // What the emulation covers: a delay fault adds its delay to each round
 // trip of data (a request and its answer), but not to the TCP handshake,
-// which the client makes with the local proxy; --down refuses new
-// connections and cuts open ones.
+// which the client makes with the local proxy; a bandwidth limit slows a
+// connection's bytes; --down refuses new connections and cuts open ones.
 func TestDelayCoversDataRoundTripsNotTheHandshake(t *testing.T) {
 	c := startToxiproxy(t)
 	ctx := context.Background()
@@ -120,6 +121,7 @@ func TestDelayCoversDataRoundTripsNotTheHandshake(t *testing.T) {
 	if connect > delay/2 {
 		t.Errorf("TCP connect took %s: the handshake is with the local proxy and should not see the %s delay", connect, delay)
 	}
+	checkBandwidth(t, c, r, conn)
 	if err := Apply(ctx, c, []string{"client-2x"}, lab.Fault{Link: "client", Down: true}); err != nil {
 		t.Fatal(err)
 	}
@@ -137,4 +139,23 @@ func TestDelayCoversDataRoundTripsNotTheHandshake(t *testing.T) {
 		t.Fatalf("after Clear: %v", err)
 	}
 	conn2.Close()
+}
+
+// checkBandwidth sends 50 KB through a 100 KB/s limit each way: the echo
+// takes at least half a second.
+func checkBandwidth(t *testing.T, c *Client, r *bufio.Reader, conn net.Conn) {
+	t.Helper()
+	if err := Apply(context.Background(), c, []string{"client-2x"}, lab.Fault{Link: "client", BandwidthKBps: 100}); err != nil {
+		t.Fatal(err)
+	}
+	line := append(bytes.Repeat([]byte("x"), 50_000), '\n')
+	t0 := time.Now()
+	go func() { _, _ = conn.Write(line) }()
+	got, err := r.ReadBytes('\n')
+	if err != nil || len(got) != len(line) {
+		t.Fatalf("echo through the bandwidth limit: %d bytes, %v", len(got), err)
+	}
+	if d := time.Since(t0); d < 450*time.Millisecond {
+		t.Errorf("50 KB through 100 KB/s took %s, want at least 0.5 s", d)
+	}
 }
