@@ -48,16 +48,19 @@ const (
 // engine measured.
 type PathSplit struct {
 	// RoundTripMs is the estimate: Measure's value, no more than the
-	// fastest time to first byte (WaitMinMs), which holds a round trip too.
+	// fastest request (FastestMs), which crossed the path too. The fastest
+	// time to first byte would be a tighter cap, but a worker descheduled
+	// between its write and its clock read can time it near zero; a
+	// whole request's time only grows with such delays.
 	RoundTripMs float64
 	// Measure is MeasureConnect, MeasureTLS or MeasureLabLink; MeasureMs
 	// its value before the cap; Capped says the cap applied.
 	Measure   string
 	MeasureMs float64
 	Capped    bool
-	// ConnectMinMs, TLSMinMs and WaitMinMs are the fastest of each phase
-	// over the target's iterations (0: not measured).
-	ConnectMinMs, TLSMinMs, WaitMinMs float64
+	// ConnectMinMs and TLSMinMs are the fastest of each phase over the
+	// target's iterations, FastestMs the fastest request (0: not measured).
+	ConnectMinMs, TLSMinMs, FastestMs float64
 	// P50Ms is the median of the iterations' P50; MeanMs their mean
 	// latency; ServiceMs is P50Ms less the round trip: the stack's own
 	// time, queueing included; Share is RoundTripMs over P50Ms.
@@ -80,7 +83,7 @@ func SplitPath(run *results.Run, rs []results.Result) (PathSplit, bool) {
 	}
 	s.ConnectMinMs = phaseMin(rs, "phases.connect", func(p results.Phases) results.Phase { return p.Connect })
 	s.TLSMinMs = phaseMin(rs, "phases.tls", func(p results.Phases) results.Phase { return p.TLS })
-	s.WaitMinMs = phaseMin(rs, "phases.wait", func(p results.Phases) results.Phase { return p.Wait })
+	s.FastestMs = fastest(rs)
 	s.P50Ms, s.MeanMs = medianP50(rs), avgOf(rs, func(r results.Result) float64 { return r.Latency.Mean })
 	switch {
 	case s.ConnectMinMs >= MinRoundTripMs:
@@ -98,8 +101,8 @@ func SplitPath(run *results.Run, rs []results.Result) (PathSplit, bool) {
 		return s, false
 	}
 	s.RoundTripMs = s.MeasureMs
-	if s.WaitMinMs > 0 && s.WaitMinMs < s.RoundTripMs {
-		s.RoundTripMs, s.Capped = s.WaitMinMs, true
+	if s.FastestMs > 0 && s.FastestMs < s.RoundTripMs {
+		s.RoundTripMs, s.Capped = s.FastestMs, true
 	}
 	s.RoundTripMs = math.Min(s.RoundTripMs, s.P50Ms)
 	s.ServiceMs = s.P50Ms - s.RoundTripMs
@@ -135,6 +138,18 @@ func phaseMin(rs []results.Result, key string, get func(results.Phases) results.
 		}
 		if m == 0 || p.Min < m {
 			m = p.Min
+		}
+	}
+	return m
+}
+
+// fastest is the fastest request over rs, from the results that measured
+// it; 0 when none did.
+func fastest(rs []results.Result) float64 {
+	m := 0.0
+	for _, r := range rs {
+		if r.Latency.Min > 0 && !slices.Contains(r.Unavailable, "min") && (m == 0 || r.Latency.Min < m) {
+			m = r.Latency.Min
 		}
 	}
 	return m

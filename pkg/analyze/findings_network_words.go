@@ -99,7 +99,7 @@ func measureWords(s PathSplit) string {
 		w = fmt.Sprintf("the delay set on the lab's client link, %s ms; no handshake was timed", num(s.MeasureMs))
 	}
 	if s.Capped {
-		w += fmt.Sprintf("; at most the fastest time to first byte, %s ms", num(s.WaitMinMs))
+		w += fmt.Sprintf("; at most the fastest request, %s ms", num(s.FastestMs))
 	}
 	return w
 }
@@ -108,7 +108,7 @@ func pathValues(s PathSplit) results.Values {
 	v := results.Values{"p50_ms": s.P50Ms, "round_trip_ms": s.RoundTripMs, "service_ms": s.ServiceMs,
 		"share": s.Share, "measure_ms": s.MeasureMs, "threshold": RoundTripShare}
 	for k, x := range map[string]float64{"connect_min_ms": s.ConnectMinMs, "tls_min_ms": s.TLSMinMs,
-		"wait_min_ms": s.WaitMinMs} {
+		"fastest_ms": s.FastestMs} {
 		if x > 0 {
 			v[k] = x
 		}

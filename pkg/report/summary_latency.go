@@ -260,7 +260,7 @@ func measureName(p analyze.PathSplit) string {
 		m = "the delay set on the lab's client link (" + fmtLatency(p.MeasureMs) + ", no handshake timed)"
 	}
 	if p.Capped {
-		m += ", capped at the fastest time to first byte"
+		m += ", capped at the fastest request"
 	}
 	return m
 }
