@@ -188,9 +188,8 @@ func labClientDelay(run *results.Run, rs []results.Result) (float64, bool) {
 		}
 		switch ev.Action {
 		case results.FaultSet:
-			if ev.DelayMs > 0 {
-				delay = ev.DelayMs
-			}
+			// A fault set on a link replaces the link's previous one.
+			delay = ev.DelayMs
 		case results.FaultClear:
 			delay = 0
 		}
