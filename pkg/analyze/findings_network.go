@@ -41,6 +41,12 @@ const (
 	// handshake's own CPU time (key exchange, certificate checks) and the
 	// scheduler on a busy host are of the same order as the path.
 	MinRoundTripMs = 2.0
+	// HandshakeRoundTrips bounds a TLS handshake's round trips (two in
+	// TLS 1.2, plus its CPU time): a TCP connect shorter than the fastest
+	// handshake over this is not the path's round trip but a local accept
+	// (the fault proxy's took 3.2 ms, its handshakes 78 ms, with 50
+	// workers dialling at once on 2 busy CPUs), and the handshake measures.
+	HandshakeRoundTrips = 3.0
 )
 
 // PathSplit is how a target's median latency splits between the network
@@ -86,7 +92,7 @@ func SplitPath(run *results.Run, rs []results.Result) (PathSplit, bool) {
 	s.FastestMs = fastest(rs)
 	s.P50Ms, s.MeanMs = medianP50(rs), avgOf(rs, func(r results.Result) float64 { return r.Latency.Mean })
 	switch {
-	case s.ConnectMinMs >= MinRoundTripMs:
+	case s.ConnectMinMs >= MinRoundTripMs && s.ConnectMinMs >= s.TLSMinMs/HandshakeRoundTrips:
 		s.Measure, s.MeasureMs = MeasureConnect, s.ConnectMinMs
 	case s.TLSMinMs >= MinRoundTripMs:
 		s.Measure, s.MeasureMs = MeasureTLS, s.TLSMinMs
