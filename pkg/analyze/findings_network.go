@@ -91,18 +91,7 @@ func SplitPath(run *results.Run, rs []results.Result) (PathSplit, bool) {
 	s.TLSMinMs = phaseMin(rs, "phases.tls", func(p results.Phases) results.Phase { return p.TLS })
 	s.FastestMs = fastest(rs)
 	s.P50Ms, s.MeanMs = medianP50(rs), avgOf(rs, func(r results.Result) float64 { return r.Latency.Mean })
-	switch {
-	case s.ConnectMinMs >= MinRoundTripMs && s.ConnectMinMs >= s.TLSMinMs/HandshakeRoundTrips:
-		s.Measure, s.MeasureMs = MeasureConnect, s.ConnectMinMs
-	case s.TLSMinMs >= MinRoundTripMs:
-		s.Measure, s.MeasureMs = MeasureTLS, s.TLSMinMs
-	default:
-		// A handshake that crossed the link would have carried its delay:
-		// the link's setting stands in only where none was measured.
-		if d, ok := labClientDelay(run, rs); ok && s.TLSMinMs == 0 {
-			s.Measure, s.MeasureMs = MeasureLabLink, d
-		}
-	}
+	s.Measure, s.MeasureMs = pathMeasure(s.ConnectMinMs, s.TLSMinMs, run, rs)
 	if s.Measure == "" || s.P50Ms <= 0 {
 		return s, false
 	}
@@ -119,6 +108,25 @@ func SplitPath(run *results.Run, rs []results.Result) (PathSplit, bool) {
 		s.BoundRPS = float64(s.Workers) / s.P50Ms * 1000
 	}
 	return s, true
+}
+
+// pathMeasure picks the round trip's measure. A TCP connect far shorter
+// than the fastest handshake, or than the lab's client delay, is a local
+// accept (the fault proxy's) rather than the round trip. A handshake that
+// crossed the lab's client link carried its delay, so the link's setting
+// stands in only where no handshake was timed: plain HTTP, or connections
+// opened before the measured iterations.
+func pathMeasure(connect, tls float64, run *results.Run, rs []results.Result) (string, float64) {
+	lab, _ := labClientDelay(run, rs)
+	switch {
+	case connect >= MinRoundTripMs && connect >= tls/HandshakeRoundTrips && connect >= lab/HandshakeRoundTrips:
+		return MeasureConnect, connect
+	case tls >= MinRoundTripMs:
+		return MeasureTLS, tls
+	case lab > 0 && tls == 0:
+		return MeasureLabLink, lab
+	}
+	return "", 0
 }
 
 // Reported reports whether the split is worth a finding: a round trip of

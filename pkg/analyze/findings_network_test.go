@@ -78,7 +78,7 @@ func TestNetworkRoundTrip(t *testing.T) {
 	capRun := pathRun(plan.Open, 50, distant(45.2, 46.1))
 	capRun.Kind = results.KindCapacity
 	plainLab := func() *results.Run {
-		return pathRun(plan.Closed, 50, pathIter{p50: 46.5, mean: 47, rps: 1050, connect: 0.06, fastest: 45.4, connCount: 50, req: 10000})
+		return pathRun(plan.Closed, 50, pathIter{p50: 46.5, mean: 47, rps: 1050, connect: 3.1, fastest: 45.4, connCount: 50, req: 10000})
 	}
 	tests := []struct {
 		name    string
