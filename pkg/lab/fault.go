@@ -3,6 +3,7 @@ package lab
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -167,4 +168,43 @@ type ActiveFault struct {
 	Since time.Time `json:"since,omitempty"`
 	// Until is when a --for fault clears itself (zero: until cleared).
 	Until time.Time `json:"until,omitempty"`
+}
+
+// EndFaults logs a clear, at at, for every link the fault log says has a
+// fault in force then: the lab is stopping (or starting after a lab that
+// died), and its fault proxy starts with no fault, so a run after it must
+// not count the old fault as in force.
+func EndFaults(dir string, at time.Time) error {
+	events, err := ReadFaults(dir)
+	if err != nil {
+		return err
+	}
+	for _, ev := range FaultsDuring(events, at, at) {
+		if ev.Action != results.FaultSet || !ev.At.Before(at) {
+			continue
+		}
+		if err := AppendFault(dir, ClearEvent(ev.Link, at)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ParseBandwidth reads a bandwidth as --bandwidth takes it: a whole number
+// of KB/s ("512", "512KB/s") or MB/s ("2MB/s"), decimal units (1 KB =
+// 1,000 bytes) as Toxiproxy counts them.
+func ParseBandwidth(s string) (int64, error) {
+	v := strings.TrimSpace(s)
+	mult := int64(1)
+	switch u := strings.ToUpper(v); {
+	case strings.HasSuffix(u, "MB/S"):
+		v, mult = v[:len(v)-4], 1000
+	case strings.HasSuffix(u, "KB/S"):
+		v = v[:len(v)-4]
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+	if err != nil || n <= 0 || n > MaxFaultBandwidthKBps/mult {
+		return 0, fmt.Errorf("bandwidth %q: want a whole number of KB/s or MB/s above 0, e.g. 512KB/s or 2MB/s", s)
+	}
+	return n * mult, nil
 }

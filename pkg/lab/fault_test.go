@@ -91,3 +91,29 @@ func TestParseLink(t *testing.T) {
 		t.Errorf("ParseLink(etcd) = %v, want the known links", err)
 	}
 }
+
+func TestParseBandwidth(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    int64
+		wantErr bool
+	}{
+		{"512", 512, false},
+		{"512KB/s", 512, false},
+		{"512kb/s", 512, false},
+		{"2MB/s", 2000, false},
+		{" 3 MB/s ", 3000, false},
+		{"0", 0, true},
+		{"-5KB/s", 0, true},
+		{"1.5MB/s", 0, true},
+		{"fast", 0, true},
+		{"99999999MB/s", 0, true},
+		{"", 0, true},
+	}
+	for _, tc := range tests {
+		got, err := ParseBandwidth(tc.in)
+		if (err != nil) != tc.wantErr || got != tc.want {
+			t.Errorf("ParseBandwidth(%q) = %d, %v; want %d, error %v", tc.in, got, err, tc.want, tc.wantErr)
+		}
+	}
+}
