@@ -91,8 +91,12 @@ func checkRoundTripFinding(t *testing.T, run *results.Run, rtt float64) {
 	want := workers / ((v["round_trip_ms"] + v["service_ms"]) / 1000)
 	t.Logf("%g workers / (%.1f ms + %.1f ms) = %.0f req/s; achieved %.0f req/s", workers, v["round_trip_ms"],
 		v["service_ms"], want, r.ThroughputRPS)
-	if r.ThroughputRPS < 0.7*want || r.ThroughputRPS > 1.1*want {
-		t.Errorf("achieved %.0f req/s; want about %.0f (70-110%%)", r.ThroughputRPS, want)
+	// The stack's own time is the median's: requests slower than the
+	// median hold their workers longer, more so on a busy host (the
+	// lab-runner's other stacks share its 2 CPUs), so the rate may fall
+	// short of the median's bound; it may not pass it by more than noise.
+	if r.ThroughputRPS < 0.6*want || r.ThroughputRPS > 1.1*want {
+		t.Errorf("achieved %.0f req/s; want about %.0f (60-110%%)", r.ThroughputRPS, want)
 	}
 }
 
