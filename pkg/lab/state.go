@@ -74,6 +74,14 @@ type State struct {
 	Authz *Authz `json:"authz,omitempty"`
 	// Scaled is the last `lab scale` the lab applied (absent before one).
 	Scaled *Scaled `json:"scaled,omitempty"`
+	// Links are the links the lab runs a fault proxy on, with their
+	// proxies (none on a platform without a fault proxy).
+	Links []LinkInfo `json:"links,omitempty"`
+	// Faults are the faults in force on the links, as the fault proxy
+	// reports them: filled by Lab.Status for a ready lab, never stored.
+	Faults []ActiveFault `json:"faults,omitempty"`
+	// FaultsError says why the faults could not be read (Lab.Status).
+	FaultsError string `json:"faults_error,omitempty"`
 }
 
 // Scaled is how the last `lab scale` request went: its generation (as
@@ -82,6 +90,16 @@ type Scaled struct {
 	Generation int            `json:"generation"`
 	Replicas   map[string]int `json:"replicas,omitempty"`
 	Error      string         `json:"error,omitempty"`
+}
+
+// Link returns the named link of the state.
+func (s *State) Link(name string) (LinkInfo, bool) {
+	for _, l := range s.Links {
+		if l.Name == name {
+			return l, true
+		}
+	}
+	return LinkInfo{}, false
 }
 
 // Authz is how the lab's gateways call their ext_authz service: the

@@ -192,7 +192,7 @@ func Lookup(name string) (Component, bool) {
 	if c, ok := lookupCatalog(name); ok {
 		return c, true
 	}
-	for _, c := range []Component{EtcdComponent, APIServerComponent, KeycloakComponent} {
+	for _, c := range []Component{EtcdComponent, APIServerComponent, KeycloakComponent, ToxiproxyComponent} {
 		if c.Name == name {
 			return c, true
 		}
