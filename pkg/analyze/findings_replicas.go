@@ -25,8 +25,10 @@ type ReplicaReviews struct {
 type ReplicaSet struct {
 	Component string
 	Replicas  []ReplicaReviews
-	// WindowS is the counted time (the iterations' windows, summed).
-	WindowS float64
+	// WindowS is the counted time (the iterations' windows, summed), and
+	// Requests the requests of those iterations.
+	WindowS  float64
+	Requests int64
 }
 
 // Total is the replicas' reviews of both kinds.
@@ -71,6 +73,7 @@ func ScaledReviews(run *results.Run) []ReplicaSet {
 			if k := base + "\x00" + fmt.Sprint(r.Target, r.Iteration); windows[k] == 0 {
 				windows[k] = a.WindowS
 				sets[base].WindowS += a.WindowS
+				sets[base].Requests += r.Requests
 			}
 			if per[name] == nil {
 				per[name] = &ReplicaReviews{Name: name}
@@ -153,13 +156,30 @@ func ReplicaFindings(run *results.Run) []results.Finding {
 		ev := fmt.Sprintf("%s ran as %d replicas, which asked the API server %d reviews in all (%s; mean %s per replica), %s reviews per second over the counted %s s.",
 			s.Component, n, total, strings.Join(parts, ", "), num(float64(total)/float64(n)), num(rate), num(s.WindowS))
 		out = append(out, results.Finding{
-			Kind: KindReplicaReviews, Severity: SeverityInfo, Component: s.Component, Evidence: ev,
-			Advice: "Each replica keeps its own token and review caches, so the same users' tokens are reviewed once per replica: " +
-				"the API server's review load grows with the replicas (the migration reports' 32 replicas, 32 times the reviews of a cache miss). " +
-				"Size the API server for replicas × distinct tokens per cache lifetime, or share the cache.",
+			Kind: KindReplicaReviews, Severity: SeverityInfo, Component: s.Component, Evidence: ev, Advice: replicaAdvice(s),
 			Values: results.Values{"replicas": float64(n), "reviews": float64(total), "reviews_per_s": rate,
 				"reviews_per_replica": float64(total) / float64(n)},
 		})
 	}
 	return out
+}
+
+// uncachedShare is the reviews per request of one kind at which a scaled
+// component's replicas are taken to answer no request from a cache.
+const uncachedShare = 0.9
+
+// replicaAdvice says what the replicas' reviews follow: the requests, for
+// a component without a cache, else the replicas times the tokens.
+func replicaAdvice(s ReplicaSet) string {
+	var tr int64
+	for _, r := range s.Replicas {
+		tr += r.TokenReviews
+	}
+	if s.Requests > 0 && float64(tr) >= uncachedShare*float64(s.Requests) {
+		return "No replica answered from a cache: the reviews follow the requests, one TokenReview each, whatever the replicas; " +
+			"more replicas raise the review rate only as far as they raise the rate served. Size the API server for the rate served."
+	}
+	return "Each replica keeps its own token and review caches, so the same users' tokens are reviewed once per replica: " +
+		"the API server's review load grows with the replicas (the migration reports' 32 replicas, 32 times the reviews of a cache miss). " +
+		"Size the API server for replicas × distinct tokens per cache lifetime, or share the cache."
 }

@@ -93,3 +93,14 @@ func TestReplicaPoint(t *testing.T) {
 		t.Errorf("reviews without counts: %+v", q)
 	}
 }
+
+func TestReplicaAdvice(t *testing.T) {
+	cached := ReplicaSet{Requests: 1500, Replicas: []ReplicaReviews{{TokenReviews: 100}, {TokenReviews: 100}}}
+	uncached := ReplicaSet{Requests: 1500, Replicas: []ReplicaReviews{{TokenReviews: 750}, {TokenReviews: 750}}}
+	if a := replicaAdvice(cached); !strings.Contains(a, "once per replica") {
+		t.Errorf("cached advice: %s", a)
+	}
+	if a := replicaAdvice(uncached); !strings.Contains(a, "follow the requests") {
+		t.Errorf("uncached advice: %s", a)
+	}
+}
