@@ -72,5 +72,6 @@ func Diagnose(run *results.Run, tl *results.Timeline) []results.Finding {
 	out = append(out, APIServerFindings(run)...)
 	out = append(out, ClientRateLimitFindings(run)...)
 	out = append(out, gatewayLadderFindings(run)...)
+	out = append(out, FaultFindings(run, tl)...)
 	return append(out, observationFindings(run)...)
 }
