@@ -19,7 +19,18 @@ type FaultSpan struct {
 	Fault    results.FaultEvent
 	From, To time.Time
 	Open     bool
+	// Ended says how it ended: FaultCleared, FaultExpired, FaultReplaced,
+	// or FaultInForce (Open).
+	Ended string
 }
+
+// How a fault span ended (FaultSpan.Ended).
+const (
+	FaultCleared  = "cleared"
+	FaultExpired  = "expired"
+	FaultReplaced = "replaced"
+	FaultInForce  = "in force"
+)
 
 // FaultSpans pairs a run's fault events into the spans each fault was in
 // force, in the order they were set. A fault set before the run began (in
@@ -35,18 +46,21 @@ func FaultSpans(run *results.Run) []FaultSpan {
 		if ev.Action != results.FaultSet {
 			continue
 		}
-		sp := FaultSpan{Fault: ev, From: ev.At, Open: true}
+		sp := FaultSpan{Fault: ev, From: ev.At, Open: true, Ended: FaultInForce}
 		if ev.ForMs > 0 {
-			sp.To, sp.Open = ev.At.Add(msDuration(ev.ForMs)), false
+			sp.To, sp.Open, sp.Ended = ev.At.Add(msDuration(ev.ForMs)), false, FaultExpired
 		}
 		for _, next := range evs[i+1:] {
 			if next.Link == ev.Link && (sp.Open || next.At.Before(sp.To)) {
-				sp.To, sp.Open = next.At, false
+				sp.To, sp.Open, sp.Ended = next.At, false, FaultCleared
+				if next.Action == results.FaultSet {
+					sp.Ended = FaultReplaced
+				}
 				break
 			}
 		}
 		if !run.End.IsZero() && (sp.Open || sp.To.After(run.End)) {
-			sp.To, sp.Open = run.End, true
+			sp.To, sp.Open, sp.Ended = run.End, true, FaultInForce
 		}
 		if sp.To.After(sp.From) {
 			out = append(out, sp)
@@ -169,10 +183,13 @@ func medianP50(ss []second) float64 {
 	return v[len(v)/2]
 }
 
+// RunOffset is t in seconds from the run's start (negative before it).
+func RunOffset(run *results.Run, t time.Time) float64 { return t.Sub(run.Start).Seconds() }
+
 // offsetWords says when t fell in the run: "12 s into the run", or
 // before it began.
 func offsetWords(run *results.Run, t time.Time) string {
-	d := t.Sub(run.Start).Seconds()
+	d := RunOffset(run, t)
 	if d < 0 {
 		return num(-d) + " s before the run began"
 	}

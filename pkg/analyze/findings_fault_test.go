@@ -277,14 +277,14 @@ func TestFaultSpans(t *testing.T) {
 	tests := []struct {
 		name   string
 		faults []results.FaultEvent
-		want   []string // "link from-to open"
+		want   []string // "link from-to open ended"
 	}{
-		{"set and clear", []results.FaultEvent{set(1, "apiserver", 200, false, 0), clear(4, "apiserver")}, []string{"apiserver 1-4 false"}},
-		{"expiry before its clear is logged", []results.FaultEvent{set(1, "keycloak", 0, true, 2000), clear(3.01, "keycloak")}, []string{"keycloak 1-3 false"}},
+		{"set and clear", []results.FaultEvent{set(1, "apiserver", 200, false, 0), clear(4, "apiserver")}, []string{"apiserver 1-4 false cleared"}},
+		{"expiry before its clear is logged", []results.FaultEvent{set(1, "keycloak", 0, true, 2000), clear(3.01, "keycloak")}, []string{"keycloak 1-3 false expired"}},
 		{"replaced by the next set", []results.FaultEvent{set(1, "apiserver", 200, false, 0), set(5, "apiserver", 50, false, 0), clear(8, "apiserver")},
-			[]string{"apiserver 1-5 false", "apiserver 5-8 false"}},
-		{"other links do not end it", []results.FaultEvent{set(1, "client", 45, false, 0), clear(2, "apiserver")}, []string{"client 1-30 true"}},
-		{"outlasts the run", []results.FaultEvent{set(20, "keycloak", 0, true, 60000)}, []string{"keycloak 20-30 true"}},
+			[]string{"apiserver 1-5 false replaced", "apiserver 5-8 false cleared"}},
+		{"other links do not end it", []results.FaultEvent{set(1, "client", 45, false, 0), clear(2, "apiserver")}, []string{"client 1-30 true in force"}},
+		{"outlasts the run", []results.FaultEvent{set(20, "keycloak", 0, true, 60000)}, []string{"keycloak 20-30 true in force"}},
 		{"after the run", []results.FaultEvent{set(31, "keycloak", 0, true, 0)}, nil},
 	}
 	for _, tt := range tests {
@@ -292,7 +292,7 @@ func TestFaultSpans(t *testing.T) {
 			run := &results.Run{Start: at(0), End: at(30), Faults: tt.faults}
 			var got []string
 			for _, sp := range FaultSpans(run) {
-				got = append(got, sp.Fault.Link+" "+num(sp.From.Sub(faultT0).Seconds())+"-"+num(sp.To.Sub(faultT0).Seconds())+" "+map[bool]string{true: "true", false: "false"}[sp.Open])
+				got = append(got, sp.Fault.Link+" "+num(sp.From.Sub(faultT0).Seconds())+"-"+num(sp.To.Sub(faultT0).Seconds())+" "+map[bool]string{true: "true", false: "false"}[sp.Open]+" "+sp.Ended)
 			}
 			if strings.Join(got, "; ") != strings.Join(tt.want, "; ") {
 				t.Errorf("spans = %q, want %q", got, tt.want)

@@ -118,6 +118,7 @@ func (s *summaryWriter) document() {
 	if s.run.Ladder != nil {
 		_ = LatencyBreakdown(&s.b, s.run.Ladder)
 	}
+	s.faults()
 	s.lab()
 	s.files()
 	s.environment()
