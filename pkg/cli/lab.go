@@ -26,7 +26,7 @@ func newLabCmd() *cobra.Command {
 sharing etcd, a kube-apiserver (TokenReview, SubjectAccessReview) and Keycloak.`,
 	}
 	cmd.AddCommand(newLabUpCmd(), newLabStatusCmd(), newLabDownCmd(), newLabScenarioCmd(), newLabLimitCmd(),
-		newLabServeCmd(), newLabStandinCmd(), newLabInstallCmd(), newLabKubeconfigCmd())
+		newLabServeCmd(), newLabStandinCmd(), newLabInstallCmd(), newLabKubeconfigCmd(), newLabFaultCmd())
 	return cmd
 }
 

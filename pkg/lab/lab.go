@@ -42,6 +42,17 @@ type Platform interface {
 	Ready(ctx context.Context, dir string) (*State, error)
 	// SetLimits replaces the named components' limits while they run.
 	SetLimits(ctx context.Context, dir string, limits []Limit) error
+	// SetFault replaces the fault on every proxy of f.Link with f, a
+	// validated fault (its For is the caller's: the platform sets the
+	// fault until cleared). ErrNoFaultProxy when the lab has no proxy on
+	// the link.
+	SetFault(ctx context.Context, dir string, f Fault) error
+	// ClearFault removes every fault from link's proxies; clearing a link
+	// without a fault succeeds. ErrNoFaultProxy as SetFault.
+	ClearFault(ctx context.Context, dir, link string) error
+	// Faults lists the faults in force, as the fault proxy reports them:
+	// one per link that has one, in Links order, For zero.
+	Faults(ctx context.Context, dir string) ([]Fault, error)
 }
 
 // Platform names.
