@@ -205,11 +205,12 @@ func spanWords(run *results.Run, sp FaultSpan) string {
 	return "from " + offsetWords(run, sp.From) + " for " + num(sp.Seconds()) + " s"
 }
 
-// labComponent names the lab component playing role, else fallback.
+// labComponent names the lab component playing role (the lab's record
+// may add "(program plays ...)" to a role), else fallback.
 func labComponent(run *results.Run, role, fallback string) string {
 	if run.Lab != nil {
 		for _, c := range run.Lab.Components {
-			if c.Role == role {
+			if c.Role == role || strings.HasPrefix(c.Role, role+" (") {
 				return c.Name
 			}
 		}

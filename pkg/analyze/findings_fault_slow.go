@@ -71,23 +71,37 @@ func callerName(run *results.Run, caller string) string {
 }
 
 // faultRise is the per-second P50 inside a span against the seconds of
-// the same target with no fault at all.
+// the same target before it with no fault at all, else (a fault in force
+// from the start) those without one anywhere in the run.
 type faultRise struct {
 	during, without float64 // NaN when unknown
 	seconds         int     // seconds wholly inside the span
+	// baseline says which seconds without gives: "before the fault" or
+	// "without a fault".
+	baseline string
 }
 
+// p50Rise prefers the seconds before the fault: those after it carry
+// requests sent during it (an open loop's latency counts from the
+// schedule), and whatever the clear itself disturbed.
 func p50Rise(secs []second, sp FaultSpan, all []FaultSpan) faultRise {
-	var in, out []second
+	var in, before, clear []second
 	for _, s := range secs {
 		switch {
 		case s.within(sp.From, sp.To):
 			in = append(in, s)
 		case clean(s, all):
-			out = append(out, s)
+			clear = append(clear, s)
+			if !s.end().After(sp.From) {
+				before = append(before, s)
+			}
 		}
 	}
-	return faultRise{during: medianP50(in), without: medianP50(out), seconds: len(in)}
+	r := faultRise{during: medianP50(in), seconds: len(in), baseline: "before the fault"}
+	if r.without = medianP50(before); math.IsNaN(r.without) {
+		r.without, r.baseline = medianP50(clear), "without a fault"
+	}
+	return r
 }
 
 // slowAPIServerFindings reports, for each delay set on the API server
@@ -158,7 +172,7 @@ func riseWords(r faultRise, expected float64) string {
 		return fmt.Sprintf("The observed P50 during the fault was %s ms over %d s; no second of this target ran without a fault to compare with.", num(r.during), r.seconds)
 	}
 	rise := r.during - r.without
-	s := fmt.Sprintf("The observed P50 rose from %s ms without a fault to %s ms during it (%s ms, over %d s)", num(r.without), num(r.during), signed(rise), r.seconds)
+	s := fmt.Sprintf("The observed P50 rose from %s ms %s to %s ms during it (%s ms, over %d s)", num(r.without), r.baseline, num(r.during), signed(rise), r.seconds)
 	if math.IsNaN(expected) || expected <= 0 {
 		return s + "."
 	}

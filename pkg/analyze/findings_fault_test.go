@@ -89,13 +89,26 @@ func TestSlowAPIServerFindings(t *testing.T) {
 	}{
 		{"delay inside the run", between(10, 20, 5, 5+4*delay, 0),
 			[]results.FaultEvent{set(10, results.LinkAPIServer, delay, false, 0), clear(20, results.LinkAPIServer)}, false, 1,
-			[]string{"kube-apiserver", "kube-rbac-proxy 1 TokenReviews + 1 SubjectAccessReviews", "kube-auth-proxy-oauth-3x", "expected to pay 800 ms more", "from 5 ms without a fault to 805 ms", "100% of the expected"}, 4 * delay},
+			[]string{"kube-apiserver", "kube-rbac-proxy 1 TokenReviews + 1 SubjectAccessReviews", "kube-auth-proxy-oauth-3x", "expected to pay 800 ms more", "from 5 ms before the fault to 805 ms", "100% of the expected"}, 4 * delay},
 		{"fault before the run, never cleared", between(0, 30, 5, 5+4*delay, 0),
 			[]results.FaultEvent{set(-5, results.LinkAPIServer, delay, false, 0)}, false, 1,
 			[]string{"5 s before the run began", "until the run ended", "no second of this target ran without a fault"}, math.NaN()},
 		{"expires by itself", between(10, 15, 5, 5+4*delay, 0),
 			[]results.FaultEvent{set(10, results.LinkAPIServer, delay, false, 5000), clear(15, results.LinkAPIServer)}, false, 1,
 			[]string{"for 5 s", "+800 ms"}, 4 * delay},
+		{"the seconds after it are not the baseline", func(i int) (float64, int64, int64) {
+			switch {
+			case i < 10:
+				return 5, 0, 0
+			case i < 20:
+				return 5 + 4*delay, 0, 0
+			}
+			return 300, 0, 0
+		}, []results.FaultEvent{set(10, results.LinkAPIServer, delay, false, 0), clear(20, results.LinkAPIServer)}, false, 1,
+			[]string{"from 5 ms before the fault"}, 4 * delay},
+		{"set in the first second: the seconds after it are", between(0, 10, 5, 5+4*delay, 0),
+			[]results.FaultEvent{set(0.5, results.LinkAPIServer, delay, false, 0), clear(10, results.LinkAPIServer)}, false, 1,
+			[]string{"from 5 ms without a fault"}, 4 * delay},
 		{"reviews not counted", between(10, 20, 5, 5+4*delay, 0),
 			[]results.FaultEvent{set(10, results.LinkAPIServer, delay, false, 0), clear(20, results.LinkAPIServer)}, true, 1,
 			[]string{"did not count the API server's reviews"}, 4 * delay},
