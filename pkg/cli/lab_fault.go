@@ -114,16 +114,9 @@ func (o *labFaultOptions) run(cmd *cobra.Command, arg string) error {
 func printFaultEvent(w io.Writer, ev results.FaultEvent, dir string) error {
 	what := "cleared"
 	if ev.Action == results.FaultSet {
-		what = "set: " + faultOfEvent(ev).String()
+		what = "set: " + lab.FaultOf(ev).String()
 	}
 	_, err := fmt.Fprintf(w, "%s %s %s (logged in %s)\n", ev.At.Format("15:04:05.000"), ev.Link, what,
 		strings.TrimPrefix(dir+"/"+lab.FaultLogFile, "./"))
 	return err
-}
-
-// faultOfEvent is the fault a set event records.
-func faultOfEvent(ev results.FaultEvent) lab.Fault {
-	ms := func(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
-	return lab.Fault{Link: ev.Link, Delay: ms(ev.DelayMs), Jitter: ms(ev.JitterMs), Down: ev.Down,
-		BandwidthKBps: ev.BandwidthKBps, For: ms(ev.ForMs)}
 }

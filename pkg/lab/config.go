@@ -142,8 +142,8 @@ func (c *Config) completeClient() error {
 	if c.ClientRTT == 0 {
 		return nil
 	}
-	if err := (Fault{Link: results.LinkClient, Delay: c.ClientRTT}).Validate(); err != nil {
-		return fmt.Errorf("--client-rtt: %w", err)
+	if c.ClientRTT < 0 || c.ClientRTT > MaxFaultDelay || c.ClientRTT%time.Millisecond != 0 {
+		return fmt.Errorf("--client-rtt %s: want whole milliseconds up to %s", c.ClientRTT, MaxFaultDelay)
 	}
 	c.ClientLink = true
 	return nil

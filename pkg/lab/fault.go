@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -53,13 +54,49 @@ const (
 // Toxiproxy's toxics count whole milliseconds, so Delay and Jitter must be
 // whole milliseconds. A fault set on a link replaces the link's previous
 // fault.
+//
+// In JSON it reads as the fault log's events do (delay_ms, ...).
 type Fault struct {
-	Link          string        `json:"link"`
-	Delay         time.Duration `json:"delay,omitempty"`
-	Jitter        time.Duration `json:"jitter,omitempty"`
-	Down          bool          `json:"down,omitempty"`
-	BandwidthKBps int64         `json:"bandwidth_kbps,omitempty"`
-	For           time.Duration `json:"for,omitempty"`
+	Link          string
+	Delay         time.Duration
+	Jitter        time.Duration
+	Down          bool
+	BandwidthKBps int64
+	For           time.Duration
+}
+
+// faultJSON is Fault's JSON form, the fault log's field names.
+type faultJSON struct {
+	Link          string  `json:"link"`
+	DelayMs       float64 `json:"delay_ms,omitempty"`
+	JitterMs      float64 `json:"jitter_ms,omitempty"`
+	Down          bool    `json:"down,omitempty"`
+	BandwidthKBps int64   `json:"bandwidth_kbps,omitempty"`
+	ForMs         float64 `json:"for_ms,omitempty"`
+}
+
+// MarshalJSON writes the fault with durations in milliseconds.
+func (f Fault) MarshalJSON() ([]byte, error) {
+	return json.Marshal(faultJSON{Link: f.Link, DelayMs: ms(f.Delay), JitterMs: ms(f.Jitter), Down: f.Down,
+		BandwidthKBps: f.BandwidthKBps, ForMs: ms(f.For)})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (f *Fault) UnmarshalJSON(b []byte) error {
+	var j faultJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*f = FaultOf(results.FaultEvent{Link: j.Link, DelayMs: j.DelayMs, JitterMs: j.JitterMs, Down: j.Down,
+		BandwidthKBps: j.BandwidthKBps, ForMs: j.ForMs})
+	return nil
+}
+
+// FaultOf is the fault a set event records.
+func FaultOf(ev results.FaultEvent) Fault {
+	d := func(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
+	return Fault{Link: ev.Link, Delay: d(ev.DelayMs), Jitter: d(ev.JitterMs), Down: ev.Down,
+		BandwidthKBps: ev.BandwidthKBps, For: d(ev.ForMs)}
 }
 
 // ErrNoFaultProxy reports a link the lab runs no fault proxy on: the
@@ -163,11 +200,11 @@ type FaultProxy struct {
 // ActiveFault is a fault in force on a link, as the fault proxy reports
 // it, with when it was set and when it ends as the fault log says.
 type ActiveFault struct {
-	Fault
-	// Since is when it was set (zero when the log does not say).
-	Since time.Time `json:"since,omitempty"`
-	// Until is when a --for fault clears itself (zero: until cleared).
-	Until time.Time `json:"until,omitempty"`
+	Fault Fault `json:"fault"`
+	// Since is when it was set (nil when the log does not say).
+	Since *time.Time `json:"since,omitempty"`
+	// Until is when a --for fault clears itself (nil: until cleared).
+	Until *time.Time `json:"until,omitempty"`
 }
 
 // EndFaults logs a clear, at at, for every link the fault log says has a

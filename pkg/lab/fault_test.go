@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -73,10 +74,10 @@ func TestActiveFaultDatesFromLog(t *testing.T) {
 		{At: at.Add(time.Second), Link: "keycloak", Action: results.FaultSet, DelayMs: 10},
 	}
 	a := activeFault(Fault{Link: "apiserver", Down: true}, events)
-	if !a.Since.Equal(at) || !a.Until.Equal(at.Add(5*time.Second)) || a.For != 5*time.Second {
+	if a.Since == nil || !a.Since.Equal(at) || a.Until == nil || !a.Until.Equal(at.Add(5*time.Second)) || a.Fault.For != 5*time.Second {
 		t.Errorf("activeFault = %+v, want since %s until +5s", a, at)
 	}
-	if b := activeFault(Fault{Link: "client", Delay: time.Millisecond}, events); !b.Since.IsZero() {
+	if b := activeFault(Fault{Link: "client", Delay: time.Millisecond}, events); b.Since != nil {
 		t.Errorf("a link without events got since %s", b.Since)
 	}
 }
@@ -115,5 +116,20 @@ func TestParseBandwidth(t *testing.T) {
 		if (err != nil) != tc.wantErr || got != tc.want {
 			t.Errorf("ParseBandwidth(%q) = %d, %v; want %d, error %v", tc.in, got, err, tc.want, tc.wantErr)
 		}
+	}
+}
+
+func TestFaultJSONRoundTrip(t *testing.T) {
+	f := Fault{Link: "client", Delay: 45 * time.Millisecond, Jitter: 5 * time.Millisecond, BandwidthKBps: 512, For: time.Minute}
+	b, err := json.Marshal(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"link":"client","delay_ms":45,"jitter_ms":5,"bandwidth_kbps":512,"for_ms":60000}`; string(b) != want {
+		t.Errorf("Marshal = %s, want %s", b, want)
+	}
+	var back Fault
+	if err := json.Unmarshal(b, &back); err != nil || back != f {
+		t.Errorf("Unmarshal = %+v, %v; want %+v", back, err, f)
 	}
 }

@@ -101,10 +101,12 @@ func activeFault(f Fault, events []results.FaultEvent) ActiveFault {
 			continue
 		}
 		if ev.Action == results.FaultSet {
-			a.Since = ev.At
+			at := ev.At
+			a.Since = &at
 			if ev.ForMs > 0 {
-				a.For = time.Duration(ev.ForMs * float64(time.Millisecond))
-				a.Until = ev.At.Add(a.For)
+				a.Fault.For = FaultOf(ev).For
+				until := ev.At.Add(a.Fault.For)
+				a.Until = &until
 			}
 		}
 		break

@@ -161,13 +161,21 @@ func (l *Lab) Down(ctx context.Context, out io.Writer) error {
 	return l.platform.Down(ctx, l.dir, out)
 }
 
-// Status is the lab's state with live statuses; a lab that is not running
-// reads as stopped (or failed). It fails only when no lab ever ran in dir.
+// Status is the lab's state with live statuses and, for a ready lab, the
+// faults in force; a lab that is not running reads as stopped (or
+// failed). It fails only when no lab ever ran in dir.
 func (l *Lab) Status(ctx context.Context) (*State, error) {
 	if l.err != nil {
 		return nil, l.err
 	}
-	return l.platform.Status(ctx, l.dir)
+	s, err := l.platform.Status(ctx, l.dir)
+	if err != nil || s.Phase != PhaseReady {
+		return s, err
+	}
+	if s.Faults, err = l.Faults(ctx); err != nil {
+		s.FaultsError = err.Error()
+	}
+	return s, nil
 }
 
 // State is the state of the running, ready lab; an error wrapping

@@ -75,6 +75,11 @@ type State struct {
 	// Links are the links the lab runs a fault proxy on, with their
 	// proxies (none on a platform without a fault proxy).
 	Links []LinkInfo `json:"links,omitempty"`
+	// Faults are the faults in force on the links, as the fault proxy
+	// reports them: filled by Lab.Status for a ready lab, never stored.
+	Faults []ActiveFault `json:"faults,omitempty"`
+	// FaultsError says why the faults could not be read (Lab.Status).
+	FaultsError string `json:"faults_error,omitempty"`
 }
 
 // Link returns the named link of the state.
