@@ -32,6 +32,13 @@ const (
 	FaultInForce  = "in force"
 )
 
+// ClearSlack is how long after a --for fault's expiry the clear that ends
+// it may be logged and still be taken as its end: the fault proxy drops
+// the fault when the clear is done, not at the expiry itself. A later
+// event on the link belongs to something else; the fault then ends at its
+// expiry.
+const ClearSlack = 10 * time.Second
+
 // FaultSpans pairs a run's fault events into the spans each fault was in
 // force, in the order they were set. A fault set before the run began (in
 // force at its start) keeps its own From.
@@ -46,19 +53,7 @@ func FaultSpans(run *results.Run) []FaultSpan {
 		if ev.Action != results.FaultSet {
 			continue
 		}
-		sp := FaultSpan{Fault: ev, From: ev.At, Open: true, Ended: FaultInForce}
-		if ev.ForMs > 0 {
-			sp.To, sp.Open, sp.Ended = ev.At.Add(msDuration(ev.ForMs)), false, FaultExpired
-		}
-		for _, next := range evs[i+1:] {
-			if next.Link == ev.Link && (sp.Open || next.At.Before(sp.To)) {
-				sp.To, sp.Open, sp.Ended = next.At, false, FaultCleared
-				if next.Action == results.FaultSet {
-					sp.Ended = FaultReplaced
-				}
-				break
-			}
-		}
+		sp := spanOf(ev, evs[i+1:])
 		if !run.End.IsZero() && (sp.Open || sp.To.After(run.End)) {
 			sp.To, sp.Open, sp.Ended = run.End, true, FaultInForce
 		}
@@ -67,6 +62,34 @@ func FaultSpans(run *results.Run) []FaultSpan {
 		}
 	}
 	return out
+}
+
+// spanOf ends the fault set by ev at the next event on its link (within
+// ClearSlack of its expiry), else at its expiry, else never.
+func spanOf(ev results.FaultEvent, later []results.FaultEvent) FaultSpan {
+	sp := FaultSpan{Fault: ev, From: ev.At, Open: true, Ended: FaultInForce}
+	var expiry time.Time
+	if ev.ForMs > 0 {
+		expiry = ev.At.Add(msDuration(ev.ForMs))
+		sp.To, sp.Open, sp.Ended = expiry, false, FaultExpired
+	}
+	for _, next := range later {
+		if next.Link != ev.Link {
+			continue
+		}
+		if ev.ForMs > 0 && next.At.After(expiry.Add(ClearSlack)) {
+			break
+		}
+		sp.To, sp.Open, sp.Ended = next.At, false, FaultCleared
+		switch {
+		case next.Action == results.FaultSet:
+			sp.Ended = FaultReplaced
+		case ev.ForMs > 0 && !next.At.Before(expiry):
+			sp.Ended = FaultExpired
+		}
+		break
+	}
+	return sp
 }
 
 // Seconds is how long the span lasted (within the run when Open).

@@ -293,7 +293,10 @@ func TestFaultSpans(t *testing.T) {
 		want   []string // "link from-to open ended"
 	}{
 		{"set and clear", []results.FaultEvent{set(1, "apiserver", 200, false, 0), clear(4, "apiserver")}, []string{"apiserver 1-4 false cleared"}},
-		{"expiry before its clear is logged", []results.FaultEvent{set(1, "keycloak", 0, true, 2000), clear(3.01, "keycloak")}, []string{"keycloak 1-3 false expired"}},
+		{"expired: ends when its clear is logged", []results.FaultEvent{set(1, "keycloak", 0, true, 2000), clear(3.5, "keycloak")}, []string{"keycloak 1-3.5 false expired"}},
+		{"cleared before its expiry", []results.FaultEvent{set(1, "keycloak", 0, true, 2000), clear(2, "keycloak")}, []string{"keycloak 1-2 false cleared"}},
+		{"expired, no clear logged: a much later event is not its end", []results.FaultEvent{set(1, "keycloak", 0, true, 2000), set(25, "keycloak", 10, false, 0)},
+			[]string{"keycloak 1-3 false expired", "keycloak 25-30 true in force"}},
 		{"replaced by the next set", []results.FaultEvent{set(1, "apiserver", 200, false, 0), set(5, "apiserver", 50, false, 0), clear(8, "apiserver")},
 			[]string{"apiserver 1-5 false replaced", "apiserver 5-8 false cleared"}},
 		{"other links do not end it", []results.FaultEvent{set(1, "client", 45, false, 0), clear(2, "apiserver")}, []string{"client 1-30 true in force"}},

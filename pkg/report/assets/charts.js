@@ -85,6 +85,7 @@
       ctx.globalAlpha = 0.15; ctx.fillStyle = b.color;
       ctx.fillRect(x0, top, Math.max(x1 - x0, devicePixelRatio), h);
       ctx.globalAlpha = 1; ctx.font = (11 * devicePixelRatio) + "px sans-serif";
+      ctx.textAlign = "left"; ctx.textBaseline = "alphabetic";
       ctx.fillText(b.label, x0 + 4 * devicePixelRatio, top + 26 * devicePixelRatio);
     });
     ctx.restore();
