@@ -127,12 +127,24 @@ func downFindings(run *results.Run, tl *results.Timeline, spans []FaultSpan) []r
 			}
 			lay := layersDuring(by[name], sp)
 			out = append(out, downFinding(run, name, sp, w, lay))
-			if sp.Fault.Link == results.LinkKeycloak {
+			if sp.Fault.Link == results.LinkKeycloak && keycloakTokens(run, name) {
 				out = append(out, keycloakFinding(run, name, sp, w, lay))
 			}
 		}
 	}
 	return out
+}
+
+// keycloakTokens reports whether a target sends tokens from an OIDC
+// provider (the lab's Keycloak), so that its path verifies JWTs; a target
+// the plan does not describe may.
+func keycloakTokens(run *results.Run, target string) bool {
+	for _, t := range run.Plan.Targets {
+		if t.Name == target {
+			return t.Token != nil && t.Token.OIDC != nil
+		}
+	}
+	return true
 }
 
 // dependencyName is the lab component behind a link.
@@ -160,7 +172,7 @@ func downFinding(run *results.Run, target string, sp FaultSpan, w downWindow, la
 		}
 		b.WriteString(".")
 	} else {
-		fmt.Fprintf(&b, " No more requests failed than before it (%d of %d in the seconds it overlapped): the path was served from caches and did not need %s while it was down.",
+		fmt.Fprintf(&b, " No more requests failed than before it (%d of %d in the seconds it overlapped): the path did not need %s while it was down — it answered from its caches, or never asks it.",
 			w.failed, w.requests, dep)
 	}
 	if s := lay.words(); s != "" {
@@ -198,7 +210,7 @@ func downAdvice(link string, failed bool) string {
 		return "Without the API server a proxy that reviews every token (TokenReview, SubjectAccessReview) cannot decide and fails closed. " +
 			"Token and review caches let recently seen tokens through an outage; the recovery time is what clients see after the API server is back (retries, reconnects, backoff)."
 	case link == results.LinkAPIServer:
-		return "The proxies answered from their caches: an outage shorter than their cache's TTL goes unseen for tokens already reviewed; new tokens, or a longer outage, would fail."
+		return "Where the path reviews tokens, its proxies answered from their caches: an outage shorter than the caches' TTL goes unseen for tokens already reviewed; new tokens, or a longer outage, would fail."
 	case failed:
 		return "Without Keycloak, whatever needs the identity provider on a request's path (a token grant or refresh, discovery, keys not cached) fails. " +
 			"Cache the JWKS in the ext_authz service, and renew tokens ahead of expiry so that a short outage passes unseen."

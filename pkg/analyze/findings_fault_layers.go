@@ -140,7 +140,7 @@ func keycloakFinding(run *results.Run, target string, sp FaultSpan, w downWindow
 	sev := SeverityInfo
 	switch {
 	case !w.failClosed():
-		fmt.Fprintf(&b, "no more requests failed than before it (%d of %d): the ext_authz service kept verifying the JWTs with the signing keys it had cached (JWKS), so the outage went unseen by the requests.",
+		fmt.Fprintf(&b, "no more requests failed than before it (%d of %d): the path kept verifying the JWTs with the signing keys it had cached (JWKS: the ext_authz service's, and the API server's OIDC authenticator's behind any TokenReview), so the outage went unseen by the requests.",
 			w.failed, w.requests)
 	case w.authFailed > 0:
 		sev = SeverityWarning

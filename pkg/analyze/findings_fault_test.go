@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/authbench/authbench/pkg/auth"
+	"github.com/authbench/authbench/pkg/plan"
 	"github.com/authbench/authbench/pkg/results"
 )
 
@@ -185,7 +187,7 @@ func TestDownFindings(t *testing.T) {
 		{"no errors at all: served from cache", between(0, 0, 5, 5, 0),
 			[]results.FaultEvent{set(10, results.LinkAPIServer, 0, true, 5000)}, SeverityInfo,
 			map[string]float64{"failed_in_fault": 0, "recovery_s": 0}, nil,
-			[]string{"served from caches", "Nothing had to recover"}},
+			[]string{"answered from its caches, or never asks it", "Nothing had to recover"}},
 		{"down before the run began", between(0, 3, 5, 5, 100),
 			[]results.FaultEvent{set(-2, results.LinkAPIServer, 0, true, 5000)}, SeverityCritical,
 			map[string]float64{"failed_in_fault": 300, "recovery_s": 0, "error_rate_before": 0}, nil,
@@ -240,6 +242,16 @@ func TestDownLayers(t *testing.T) {
 	}
 }
 
+// A target whose tokens are not Keycloak's gets the down finding only.
+func TestKeycloakDownStaticTokens(t *testing.T) {
+	run, tl := faultRun(30, between(0, 0, 5, 5, 0), set(10, results.LinkKeycloak, 0, true, 5000))
+	run.Plan.Targets = []plan.Target{{Name: "3x", Token: &auth.Spec{Pool: &auth.Pool{File: "pool"}}}}
+	all := Diagnose(run, tl)
+	if n, m := len(findingsOf(all, KindFaultKeycloakDown)), len(findingsOf(all, KindFaultDown)); n != 0 || m != 1 {
+		t.Errorf("got %d keycloak and %d down findings for a target with pool tokens, want 0 and 1", n, m)
+	}
+}
+
 func TestKeycloakDownFindings(t *testing.T) {
 	authIn := func(i int) (float64, int64, int64) {
 		if i >= 10 && i < 15 {
@@ -256,7 +268,7 @@ func TestKeycloakDownFindings(t *testing.T) {
 		wantAuthErrs float64
 	}{
 		{"cached keys: no errors", between(0, 0, 5, 5, 0), 0, SeverityInfo,
-			[]string{"While keycloak was down (keycloak down 5 s", "signing keys it had cached (JWKS)", "needed nothing from it"}, 0},
+			[]string{"While keycloak was down (keycloak down 5 s", "signing keys it had cached (JWKS", "needed nothing from it"}, 0},
 		{"keys not cached: 401/403", authIn, 0, SeverityWarning,
 			[]string{"200 requests were refused with 401 or 403"}, 200},
 		{"token refresh failed", between(10, 15, 5, 5, 20), 100, SeverityWarning,
