@@ -133,3 +133,15 @@ func TestFaultJSONRoundTrip(t *testing.T) {
 		t.Errorf("Unmarshal = %+v, %v; want %+v", back, err, f)
 	}
 }
+
+func FuzzParseBandwidth(f *testing.F) {
+	for _, s := range []string{"512", "2MB/s", "1kb/s", "", "MB/s", "-1", "9223372036854775807MB/s"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n, err := ParseBandwidth(s)
+		if err == nil && (n <= 0 || n > MaxFaultBandwidthKBps) {
+			t.Errorf("ParseBandwidth(%q) = %d: out of bounds", s, n)
+		}
+	})
+}

@@ -146,7 +146,11 @@ func (l *Lab) Up(ctx context.Context, o UpOptions) (*State, error) {
 	}
 	l.platform = p
 	o.Config.Platform = p.Name()
-	return p.Up(ctx, l.dir, o)
+	s, err := p.Up(ctx, l.dir, o)
+	if err != nil || s == nil {
+		return s, err
+	}
+	return l.withFaults(ctx, s), nil
 }
 
 // Down stops the lab and everything it started. Down on a stopped lab
@@ -169,13 +173,23 @@ func (l *Lab) Status(ctx context.Context) (*State, error) {
 		return nil, l.err
 	}
 	s, err := l.platform.Status(ctx, l.dir)
-	if err != nil || s.Phase != PhaseReady {
-		return s, err
+	if err != nil {
+		return nil, err
 	}
+	return l.withFaults(ctx, s), nil
+}
+
+// withFaults fills a ready lab's state with the faults in force, or why
+// they could not be read.
+func (l *Lab) withFaults(ctx context.Context, s *State) *State {
+	if s.Phase != PhaseReady || len(s.Links) == 0 {
+		return s
+	}
+	var err error
 	if s.Faults, err = l.Faults(ctx); err != nil {
 		s.FaultsError = err.Error()
 	}
-	return s, nil
+	return s
 }
 
 // State is the state of the running, ready lab; an error wrapping

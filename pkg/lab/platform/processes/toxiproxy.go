@@ -31,19 +31,18 @@ func (b *builder) toxiproxy() (*spec, error) {
 		return nil, err
 	}
 	api := faultproxy.New(b.addr(stacks.Toxiproxy))
-	ports := []string{stacks.Toxiproxy}
 	var proxies []faultproxy.Proxy
 	for _, l := range b.links() {
 		for _, p := range l.Proxies {
 			proxies = append(proxies, faultproxy.Proxy{Name: p.Name, Listen: p.Listen, Upstream: p.Upstream, Enabled: true})
-			ports = append(ports, stacks.Toxiproxy+"-"+p.Name)
 		}
 	}
 	return &spec{
 		ComponentInfo: b.info(stacks.Toxiproxy, bin),
 		argv:          []string{bin, "-host", stacks.Loopback, "-port", strconv.Itoa(b.ports[stacks.Toxiproxy])},
 		env:           []string{toxiproxyLogLevel},
-		ports:         ports,
+		// The links' ports are bound by setup, through the API.
+		ports: toxiproxyPortNames(b.cfg),
 		ready: func(ctx context.Context) error {
 			_, err := api.Version(ctx)
 			return err
