@@ -150,8 +150,10 @@ func slowFinding(run *results.Run, target string, sp FaultSpan, path []proxyRevi
 		b.WriteString(" The run did not count the API server's reviews, so what each request should pay is unknown.")
 	}
 	b.WriteString(" " + riseWords(rise, expected))
-	v["p50_during_ms"] = zeroNaN(rise.during)
-	if !math.IsNaN(rise.without) {
+	if !math.IsNaN(rise.during) {
+		v["p50_during_ms"] = rise.during
+	}
+	if !math.IsNaN(rise.without) && !math.IsNaN(rise.during) {
 		v["p50_without_ms"] = rise.without
 		v["observed_rise_ms"] = rise.during - rise.without
 	}
@@ -184,11 +186,4 @@ func signed(x float64) string {
 		return "+" + num(x)
 	}
 	return num(x)
-}
-
-func zeroNaN(x float64) float64 {
-	if math.IsNaN(x) {
-		return 0
-	}
-	return x
 }
