@@ -187,9 +187,9 @@ func clean(s second, spans []FaultSpan) bool {
 	return true
 }
 
-// medianP50 is the median of the per-second P50s of seconds that
+// p50Median is the median of the per-second P50s of seconds that
 // completed requests; NaN when none did.
-func medianP50(ss []second) float64 {
+func p50Median(ss []second) float64 {
 	var v []float64
 	for _, s := range ss {
 		if s.points.Requests > 0 {

@@ -97,9 +97,9 @@ func p50Rise(secs []second, sp FaultSpan, all []FaultSpan) faultRise {
 			}
 		}
 	}
-	r := faultRise{during: medianP50(in), seconds: len(in), baseline: "before the fault"}
-	if r.without = medianP50(before); math.IsNaN(r.without) {
-		r.without, r.baseline = medianP50(clear), "without a fault"
+	r := faultRise{during: p50Median(in), seconds: len(in), baseline: "before the fault"}
+	if r.without = p50Median(before); math.IsNaN(r.without) {
+		r.without, r.baseline = p50Median(clear), "without a fault"
 	}
 	return r
 }
