@@ -74,5 +74,6 @@ func Diagnose(run *results.Run, tl *results.Timeline) []results.Finding {
 	out = append(out, ReplicaFindings(run)...)
 	out = append(out, ClientRateLimitFindings(run)...)
 	out = append(out, gatewayLadderFindings(run)...)
+	out = append(out, FaultFindings(run, tl)...)
 	return append(out, observationFindings(run)...)
 }

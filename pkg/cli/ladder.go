@@ -105,7 +105,7 @@ func (o *ladderOptions) run(cmd *cobra.Command, s streams) error {
 		if err != nil {
 			return err
 		}
-		lo.Monitor, lo.Lab, lo.Reviews, lo.Gateways = obs.Monitor, obs.Lab, obs.Reviews, obs.Gateways
+		lo.Monitor, lo.Lab, lo.Reviews, lo.Gateways, lo.Faults = obs.Monitor, obs.Lab, obs.Reviews, obs.Gateways, obs.Faults
 	}
 	lv.start(cmd.Context())
 	out, err := ladder.Run(cmd.Context(), lo)

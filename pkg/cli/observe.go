@@ -15,6 +15,6 @@ func (o *runOptions) observe(ctx context.Context, ro *runner.Options) error {
 	if err != nil {
 		return err
 	}
-	ro.Monitor, ro.Lab, ro.Unobserved, ro.Reviews, ro.Gateways = obs.Monitor, obs.Lab, obs.Unobserved, obs.Reviews, obs.Gateways
+	ro.Monitor, ro.Lab, ro.Unobserved, ro.Reviews, ro.Gateways, ro.Faults = obs.Monitor, obs.Lab, obs.Unobserved, obs.Reviews, obs.Gateways, obs.Faults
 	return nil
 }

@@ -48,7 +48,7 @@ func (d *demo) ladder(ctx context.Context, stack string) (*ladder.Outcome, error
 	if err != nil {
 		return nil, err
 	}
-	lo.Monitor, lo.Lab, lo.Reviews, lo.Gateways = obs.Monitor, obs.Lab, obs.Reviews, obs.Gateways
+	lo.Monitor, lo.Lab, lo.Reviews, lo.Gateways, lo.Faults = obs.Monitor, obs.Lab, obs.Reviews, obs.Gateways, obs.Faults
 	lo.Rounds, lo.Out, lo.Version, lo.Log, lo.Sinks = d.o.LadderRounds, d.o.Out, d.o.Version, d.o.Log, d.o.Sinks
 	lo.Name, lo.CommandLine = "demo-ladder-"+lo.Target, []string{"authbench", "demo"}
 	l := &lo.Plan.Load

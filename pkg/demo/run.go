@@ -68,7 +68,7 @@ func (d *demo) options(ctx context.Context, p *plan.Plan) (runner.Options, error
 	}
 	return runner.Options{Plan: p, Out: d.o.Out, Version: d.o.Version, Log: d.o.Log,
 		CommandLine: []string{"authbench", "demo"}, Monitor: obs.Monitor, Reviews: obs.Reviews, Gateways: obs.Gateways,
-		Lab: obs.Lab, Unobserved: obs.Unobserved, Sinks: d.o.Sinks}, nil
+		Lab: obs.Lab, Unobserved: obs.Unobserved, Faults: obs.Faults, Sinks: d.o.Sinks}, nil
 }
 
 // run runs p through the orchestrator.

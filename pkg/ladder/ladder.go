@@ -114,6 +114,9 @@ type Options struct {
 	Gateways observe.GatewayReaders
 	// Lab is recorded in run.json.
 	Lab *results.Lab
+	// Faults, when set, reads the lab's faults of the ladder's window
+	// into run.json.
+	Faults runner.FaultLog
 	// Executor runs the load. Default runner.NewLocal(): this process.
 	Executor runner.Executor
 	// Sinks take the finished ladder once its run.json is written (the

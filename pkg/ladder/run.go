@@ -29,7 +29,7 @@ func newLadderRun(ctx context.Context, o *Options, t plan.Target) (*ladderRun, e
 		return nil, err
 	}
 	c := runner.Common{Out: o.Out, CommandLine: o.CommandLine, Version: o.Version, Log: o.Log,
-		Monitor: o.Monitor, Reviews: o.Reviews, Gateways: o.Gateways, Lab: o.Lab, Executor: o.Executor, Sinks: o.Sinks, Watch: o.Watch}
+		Monitor: o.Monitor, Reviews: o.Reviews, Gateways: o.Gateways, Lab: o.Lab, Faults: o.Faults, Executor: o.Executor, Sinks: o.Sinks, Watch: o.Watch}
 	s, err := runner.NewSession(ctx, c, o.Name, o.Plan.Client, targets)
 	if err != nil {
 		return nil, err

@@ -166,6 +166,19 @@ func browserPages(t *testing.T) map[string]struct {
 			run.Results[0].Components = nil
 			return RunHTML(b, run, nil)
 		}, []string{ChartIterationP50, ChartIterationP95}},
+		"faults.html": {func(b *bytes.Buffer) error {
+			run, tl, hists := cxHTMLRun(t)
+			at := run.Results[0].Start
+			run.Faults = []results.FaultEvent{
+				{At: at.Add(time.Second), Link: results.LinkAPIServer, Action: results.FaultSet, DelayMs: 200},
+				{At: at.Add(3 * time.Second), Link: results.LinkAPIServer, Action: results.FaultClear},
+				{At: at.Add(4 * time.Second), Link: results.LinkKeycloak, Action: results.FaultSet, Down: true, ForMs: 2000},
+			}
+			if err := RunHTML(b, run, tl, hists...); err != nil || !strings.Contains(b.String(), `"bands":[`) {
+				return fmt.Errorf("the faults page has no bands (%v)", err)
+			}
+			return nil
+		}, allCharts},
 		"ladder.html": {func(b *bytes.Buffer) error {
 			run, tl, hists := cxHTMLRun(t)
 			run.Ladder = ladderFixture()

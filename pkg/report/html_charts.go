@@ -33,6 +33,16 @@ type chartSpec struct {
 	Categories []string `json:"categories,omitempty"`
 	// Marks are vertical lines across a lines chart (change points).
 	Marks []markSpec `json:"marks,omitempty"`
+	// Bands shade a stretch of a lines chart's x axis (a fault in force).
+	Bands []bandSpec `json:"bands,omitempty"`
+}
+
+// bandSpec shades X0 to X1, labelled at its top left.
+type bandSpec struct {
+	X0    float64 `json:"x0"`
+	X1    float64 `json:"x1"`
+	Label string  `json:"label"`
+	Color string  `json:"color"`
 }
 
 // markSpec is one vertical line at X, labelled.

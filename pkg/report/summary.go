@@ -119,6 +119,7 @@ func (s *summaryWriter) document() {
 		_ = LatencyBreakdown(&s.b, s.run.Ladder)
 	}
 	s.replicaCurve()
+	s.faults()
 	s.lab()
 	s.files()
 	s.environment()

@@ -45,6 +45,8 @@ type Options struct {
 	Gateways observe.GatewayReaders
 	// Lab describes the lab the plan targets, if any.
 	Lab *results.Lab
+	// Faults, when set, reads the lab's faults of the run's window.
+	Faults FaultLog
 	// Unobserved, when set, says which lab the plan targets without being
 	// observed, and why.
 	Unobserved *results.UnobservedLab
@@ -63,7 +65,7 @@ func (o *Options) common() Common {
 		o.Out = store.DefaultRunsDir
 	}
 	return Common{Out: o.Out, CommandLine: o.CommandLine, Version: o.Version, Log: o.Log,
-		Monitor: o.Monitor, Reviews: o.Reviews, Gateways: o.Gateways, Lab: o.Lab, Executor: o.Executor, Sinks: o.Sinks, Watch: o.Watch}
+		Monitor: o.Monitor, Reviews: o.Reviews, Gateways: o.Gateways, Lab: o.Lab, Faults: o.Faults, Executor: o.Executor, Sinks: o.Sinks, Watch: o.Watch}
 }
 
 // Outcome is what a run produced.

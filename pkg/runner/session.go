@@ -41,6 +41,11 @@ type Common struct {
 	Gateways observe.GatewayReaders
 	// Lab describes the lab being observed, if any.
 	Lab *results.Lab
+	// Faults, when set, gives the faults set on or cleared from the
+	// observed lab's links between a run's start and end, read once the
+	// load is over and before the analysis, whose findings use them
+	// (results.Run.Faults). Default nil: none.
+	Faults FaultLog
 	// Executor runs the load. Default NewLocal(): this process.
 	Executor Executor
 	// Sinks take the finished run after its run.json (Record). Default
@@ -241,12 +246,31 @@ func (s *Session) commitLog(f *atomicfile.File, m *Measured, res *results.Result
 func (s *Session) Finish(interrupted bool) {
 	s.Run.End = time.Now().UTC()
 	s.Run.Partial = interrupted
+	s.readFaults()
 	s.Run.Findings = analyze.Diagnose(s.Run, s.Timeline)
 	if s.c.Monitor != nil {
 		for _, w := range s.c.Monitor.Warnings() {
 			fmt.Fprintln(s.c.Log, "warning:", w)
 		}
 	}
+}
+
+// FaultLog reads the faults of a lab's links from start to end (the
+// lab's fault log, wired by the CLI), so that the runner knows no lab.
+type FaultLog func(start, end time.Time) ([]results.FaultEvent, error)
+
+// readFaults copies the run's faults into its record; a log that cannot
+// be read is a warning, the run keeps its figures without them.
+func (s *Session) readFaults() {
+	if s.c.Faults == nil {
+		return
+	}
+	evs, err := s.c.Faults(s.Run.Start, s.Run.End)
+	if err != nil {
+		fmt.Fprintf(s.c.Log, "warning: the lab's faults not recorded: %v\n", err)
+		return
+	}
+	s.Run.Faults = evs
 }
 
 // Write records the run directory, run.json first, and hands it to the

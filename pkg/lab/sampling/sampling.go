@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
+	"time"
 
 	"github.com/authbench/authbench/pkg/lab"
 	"github.com/authbench/authbench/pkg/observe"
@@ -44,6 +45,9 @@ type Observation struct {
 	// Gateways read the observed lab's gateways' own metrics, by the
 	// target they serve (nil: none known).
 	Gateways observe.GatewayReaders
+	// Faults reads the observed lab's fault log for a run's window
+	// (runner.FaultLog; nil: no lab observed).
+	Faults func(start, end time.Time) ([]results.FaultEvent, error)
 }
 
 // Observe builds a run's sampling: authbench itself (always, so a
@@ -70,6 +74,7 @@ func Observe(ctx context.Context, p *plan.Plan, o Options) (*Observation, error)
 	if rec != nil {
 		obs.Reviews = labReviews(ctx, dir)
 		obs.Gateways = LabGateways(ctx, dir, o.Platforms...)
+		obs.Faults = LabFaults(dir)
 	}
 	if rec == nil && !explicit && p.Lab != "" {
 		obs.Unobserved = &results.UnobservedLab{Dir: p.Lab, Reason: "the scenario names it, but it is not running or its targets are not the lab's"}
@@ -191,4 +196,16 @@ func labReviews(ctx context.Context, dir string) observe.ReviewCounter {
 		return nil
 	}
 	return c
+}
+
+// LabFaults reads the lab's fault log in dir for a run's window: the
+// faults set or cleared from start to end, and those in force at start.
+func LabFaults(dir string) func(start, end time.Time) ([]results.FaultEvent, error) {
+	return func(start, end time.Time) ([]results.FaultEvent, error) {
+		evs, err := lab.ReadFaults(dir)
+		if err != nil {
+			return nil, err
+		}
+		return lab.FaultsDuring(evs, start, end), nil
+	}
 }

@@ -70,9 +70,25 @@
       o.series.push({ label: s.label, stroke: s.color, width: 1.5, dash: s.dash ? [6, 4] : undefined,
         points: { show: false }, value: function (u, v) { return v == null ? "—" : num(v) + unit(y); } });
     });
-    if (spec.marks) o.hooks = { draw: [function (u) { drawMarks(u, spec.marks); }] };
+    if (spec.marks || spec.bands) o.hooks = { draw: [function (u) { drawBands(u, spec.bands || []); drawMarks(u, spec.marks || []); }] };
     var tables = spec.series.map(function (s) { return [s.x, s.y]; });
     return { opts: o, data: uPlot.join(tables) };
+  }
+
+  // drawBands shades each band's stretch of the x axis (a fault in
+  // force), its label at the top left, below the marks' labels.
+  function drawBands(u, bands) {
+    var ctx = u.ctx, top = u.bbox.top, h = u.bbox.height;
+    ctx.save();
+    bands.forEach(function (b) {
+      var x0 = u.valToPos(b.x0, "x", true), x1 = u.valToPos(b.x1, "x", true);
+      ctx.globalAlpha = 0.15; ctx.fillStyle = b.color;
+      ctx.fillRect(x0, top, Math.max(x1 - x0, devicePixelRatio), h);
+      ctx.globalAlpha = 1; ctx.font = (11 * devicePixelRatio) + "px sans-serif";
+      ctx.textAlign = "left"; ctx.textBaseline = "alphabetic";
+      ctx.fillText(b.label, x0 + 4 * devicePixelRatio, top + 26 * devicePixelRatio);
+    });
+    ctx.restore();
   }
 
   // drawMarks draws vertical lines at marked x values (change points),
