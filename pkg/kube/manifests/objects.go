@@ -104,5 +104,8 @@ func Workload(component string) (deployment, container string, ok bool) {
 	if !ok || c.Deployment == "" {
 		return "", "", false
 	}
+	if _, i, ok := stacks.ReplicaOf(component); ok && i > 1 {
+		return component, c.Container, true // a Deployment of its own (Replica)
+	}
 	return c.Deployment, c.Container, true
 }

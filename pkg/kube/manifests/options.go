@@ -53,6 +53,10 @@ type Lab struct {
 	// APIServerPort is where the auth pods reach the kube-apiserver on
 	// 127.0.0.1: the lab's fault proxy in front of it, or the apiserver.
 	APIServerPort int
+	// EDSDir, when set, is the host directory of the gateways' endpoints
+	// files (GatewayEDSDir), which the lab writes and each gateway's pod
+	// mounts and watches, so that `lab scale` changes them live.
+	EDSDir string
 }
 
 // TLS is a PEM certificate, key and the CA that signed them.

@@ -54,6 +54,9 @@ func (o Options) gatewayConfig(name string, hr Object) Object {
 		Backend:  stacks.MustEndpoint(server),
 		ExtAuthz: stacks.MustEndpoint(o.peer(ext.Name, ext.Name, false)), ExtAuthzTLS: ext.Scheme == "https",
 		Timeout: a.Timeout, FailureMode: a.FailureMode, TLS: mountedTLS, AccessLog: "/dev/stdout"}
+	if o.Lab != nil && o.Lab.EDSDir != "" {
+		gw.EDSDir = EDSMountDir
+	}
 	return o.configMap(name, stacks.ConfigGateway, stacks.ConfigGateway, gw)
 }
 
@@ -62,8 +65,15 @@ func (o Options) gatewayConfig(name string, hr Object) Object {
 func (o Options) gatewayObjects(name string, hr Object) []Object {
 	c := o.container(name, stacks.ProgramEnvoy, append([]string{"-c", "/etc/authbench/gateway/" + stacks.ConfigGateway}, stacks.EnvoyArgs...),
 		mount("gateway", "/etc/authbench/gateway"), mount("tls", tlsDir))
+	vols := []Object{configVolume("gateway", name), secretVolume("tls", ServingSecret)}
+	if o.Lab != nil && o.Lab.EDSDir != "" {
+		// A host directory, not a ConfigMap: Envoy sees a file moved into
+		// it at once, where a ConfigMap's update waits for the kubelet's sync.
+		c["volumeMounts"] = append(c["volumeMounts"].([]Object), mount("eds", EDSMountDir))
+		vols = append(vols, Object{"name": "eds", "hostPath": Object{"path": GatewayEDSDir(o.Lab.EDSDir, name), "type": "Directory"}})
+	}
 	return []Object{o.gatewayConfig(name, hr),
-		o.deployment(name, "", []Object{o.ready(c, name)}, configVolume("gateway", name), secretVolume("tls", ServingSecret)),
+		o.deployment(name, "", []Object{o.ready(c, name)}, vols...),
 		o.service(name, name, o.port(name))}
 }
 

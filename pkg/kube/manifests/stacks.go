@@ -56,9 +56,7 @@ func (o Options) rbac() []Object {
 	var objs, bindings []Object
 	for _, sa := range o.proxySAs() {
 		objs = append(objs, obj("v1", "ServiceAccount", meta(sa, ns, o.Stack), nil))
-		bindings = append(bindings, obj("rbac.authorization.k8s.io/v1", "ClusterRoleBinding", meta("authbench-"+sa+"-"+ns+"-auth-delegator", "", o.Stack), Object{
-			"roleRef":  Object{"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "system:auth-delegator"},
-			"subjects": []Object{{"kind": "ServiceAccount", "name": sa, "namespace": ns}}}))
+		bindings = append(bindings, delegator(sa, ns, o.Stack))
 	}
 	objs = append(objs, obj("v1", "ServiceAccount", meta(stacks.UserAlice, ns, Shared), nil),
 		obj("v1", "ServiceAccount", meta(stacks.UserBob, ns, Shared), nil))
