@@ -20,16 +20,18 @@ func newLabScaleCmd() *cobra.Command {
 balances them: the ext_authz services (` + stacks.KubeAuthProxyOAuth + `, ` + stacks.OAuth2Proxy + `) and the
 kube-rbac-proxy sidecars behind their gateway's Envoy (round robin), the 2x
 oauth-proxy behind the route's HAProxy (balance random). Each replica is its
-own process with its own port, cgroup, log, caches and API server identity
-(COMPONENT-rN in the audit log), so for one token pool the API server's
+own process (on the kube lab: its own Deployment, hostNetwork pods needing
+their own ports) with its own port, cgroup, log, caches and API server
+identity (COMPONENT-rN in the audit log), so for one token pool the API server's
 reviews grow with the replicas; the run's apiserver section counts them per
 replica. A new replica gets the component's current limit, and ` + "`lab limit COMPONENT=...`" + `
 limits every replica. Scaling is live, no request dropped: a gateway's Envoy
 reloads its clusters' endpoints from files it watches, the route's HAProxy
 fills server-template slots through its runtime API. COMPONENT=1 goes back
 to one. The
-replicas show in ` + "`lab status`" + ` and last until the lab stops. Up to ` + fmt.Sprint(stacks.MaxReplicas) + ` replicas;
-processes platform only.`,
+replicas show in ` + "`lab status`" + ` and last until the lab stops. Up to ` + fmt.Sprint(stacks.MaxReplicas) + ` replicas.
+The kube lab scales the components behind a 3x gateway, not yet the 2x
+oauth-proxy behind the route.`,
 		Example: `  authbench lab scale kube-auth-proxy-oauth=3
   authbench lab scale oauth-proxy=4 kube-rbac-proxy-oauth=2
   authbench lab scale kube-auth-proxy-oauth=1`,
@@ -52,7 +54,11 @@ processes platform only.`,
 				var names []string
 				for _, c := range s.Components {
 					if c.Name == sc.Component || c.ReplicaOf == sc.Component {
-						names = append(names, fmt.Sprintf("%s (pid %d, %s)", c.Name, c.PID, c.URL))
+						where := c.Workload // the kube lab's
+						if c.PID > 0 {
+							where = fmt.Sprintf("pid %d", c.PID)
+						}
+						names = append(names, fmt.Sprintf("%s (%s, %s)", c.Name, where, c.URL))
 					}
 				}
 				if _, err := fmt.Fprintf(cmd.OutOrStdout(), "%s: %d replicas behind %s: %s\n", sc.Component, len(names), front.Name,

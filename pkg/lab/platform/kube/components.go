@@ -145,11 +145,23 @@ func podLog(dir string, c lab.ComponentInfo) string {
 		c.Namespace+"_"+d+"-*_*", ctr, "*.log"))
 	newest, at := "", time.Time{}
 	for _, p := range m {
+		if !ownPod(filepath.Base(filepath.Dir(filepath.Dir(p))), c.Namespace+"_"+d+"-") {
+			continue // a replica's Deployment, named d-rN
+		}
 		if fi, err := os.Stat(p); err == nil && fi.ModTime().After(at) {
 			newest, at = p, fi.ModTime()
 		}
 	}
 	return newest
+}
+
+// ownPod says whether a pod's log directory (NAMESPACE_POD_UID) is of a
+// pod of the Deployment whose name and namespace make prefix: its pod is
+// DEPLOYMENT-HASH-SUFFIX, one dash more than the prefix.
+func ownPod(logDir, prefix string) bool {
+	rest, ok := strings.CutPrefix(logDir, prefix)
+	pod, _, _ := strings.Cut(rest, "_")
+	return ok && strings.Count(pod, "-") == 1
 }
 
 // setLogs points each pod component at its running container's log.

@@ -114,9 +114,14 @@ func (r *upRun) apply(ctx context.Context, c *deploy.Client, cl *cluster.Cluster
 		return nil, err
 	}
 	// The auth pods reach the kube-apiserver through the apiserver link.
-	overlay := &manifests.Lab{Ports: manifests.Ports{}, APIServerPort: r.ports[stacks.PortToxiproxyAPIServer]}
+	// The gateways take their endpoints from files the lab writes, so
+	// that `lab scale` changes them live.
+	overlay := &manifests.Lab{Ports: manifests.Ports{}, APIServerPort: r.ports[stacks.PortToxiproxyAPIServer], EDSDir: edsDir(r.dir)}
 	for n, p := range r.ports {
 		overlay.Ports[n] = p
+	}
+	if err := writeAllEDS(r.dir, r.cfg.Stacks, r.ports); err != nil {
+		return nil, err
 	}
 	var oidc manifests.OIDC
 	if kc.HTTPSPort > 0 {

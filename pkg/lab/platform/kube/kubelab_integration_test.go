@@ -31,7 +31,8 @@ import (
 // quota in the pod's cgroup, a closed-loop run whose findings name the
 // throttling from cAdvisor's counters through Prometheus, the limit lifted with
 // the migration reports' JSON patch, a delay on the fault proxy's apiserver
-// link (`lab fault`), `kube deploy` against the lab's cluster,
+// link (`lab fault`), 3x-oauth's ext_authz service scaled to three
+// replicas and back (`lab scale`), `kube deploy` against the lab's cluster,
 // and a down that leaves the host as it was.
 func TestKubeLab(t *testing.T) {
 	before := snapshot(t)
@@ -45,6 +46,7 @@ func TestKubeLab(t *testing.T) {
 	t.Run("auth", func(t *testing.T) { checkAuth(t, hc, dir, s) })
 	t.Run("3x-oauth auth", func(t *testing.T) { checkOAuthAuth(t, hc, dir, s) })
 	t.Run("3x-oauth reviews", func(t *testing.T) { checkOAuthReviews(t, dir) })
+	t.Run("scale", func(t *testing.T) { checkScale(t, client(t, dir), dir) })
 	t.Run("kubeconfig", func(t *testing.T) {
 		out := authbench(t, time.Minute, "lab", "kubeconfig", "--lab-dir", dir)
 		fi, err := os.Stat(filepath.Join(dir, "kube", "kubeconfig"))

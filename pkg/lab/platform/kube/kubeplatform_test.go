@@ -208,3 +208,18 @@ func TestTagOf(t *testing.T) {
 		}
 	}
 }
+
+func TestOwnPod(t *testing.T) {
+	for _, tc := range []struct {
+		dir  string
+		want bool
+	}{
+		{"authbench_kube-auth-proxy-oauth-7d9f8c6b5-x2k4q_0b6e", true},
+		{"authbench_kube-auth-proxy-oauth-r2-6c8d9f7b4-p9z8m_1c7f", false},
+		{"authbench_envoy-oauth-5f6d7c8b9-abcde_2d8a", false},
+	} {
+		if got := ownPod(tc.dir, "authbench_kube-auth-proxy-oauth-"); got != tc.want {
+			t.Errorf("ownPod(%s) = %v, want %v", tc.dir, got, tc.want)
+		}
+	}
+}
