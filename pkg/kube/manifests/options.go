@@ -57,6 +57,10 @@ type Lab struct {
 	// files (GatewayEDSDir), which the lab writes and each gateway's pod
 	// mounts and watches, so that `lab scale` changes them live.
 	EDSDir string
+	// RuntimeDir, when set, is the host directory where the router's
+	// HAProxy makes its runtime API's socket (RouterSocket), through which
+	// `lab scale` fills its server-template slots live.
+	RuntimeDir string
 }
 
 // TLS is a PEM certificate, key and the CA that signed them.

@@ -108,3 +108,20 @@ func TestGatewayEDS(t *testing.T) {
 		}
 	}
 }
+
+func TestRouterRuntimeAPI(t *testing.T) {
+	o := opts(stacks.Stack2x, true)
+	o.Images["authbench"] = "r/authbench:1"
+	o.Lab.RuntimeDir = "/lab/router"
+	objs, err := Build(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(objs)
+	for _, w := range []string{`"path":"/lab/router"`, `stats socket /run/authbench/router/haproxy.sock`,
+		`server-template ` + RouterBackend + `- 2-`, `backend ` + RouterBackend} {
+		if !strings.Contains(string(b), w) {
+			t.Errorf("router with RuntimeDir lacks %s", w)
+		}
+	}
+}

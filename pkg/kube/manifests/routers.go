@@ -27,6 +27,9 @@ func (o Options) routerConfig(route Object) Object {
 	r := stacks.Router{Route: o.namespace() + "/" + Name(route), Termination: str(spec["tls"].(Object)["termination"]),
 		Listen: o.listen(stacks.HAProxy), Backend: "route_" + svc, Server: o.peer(svc, servicePorts[svc], false), TLS: mountedTLS,
 		Metrics: o.listen(stacks.PortHAProxyMetrics)}
+	if o.runtimeAPI() {
+		r.RuntimeSocket = RouterRuntimeDir + "/" + RouterSocket
+	}
 	return o.configMap(stacks.HAProxy, stacks.ConfigRouter, stacks.ConfigRouter, r)
 }
 

@@ -80,12 +80,30 @@ func (o Options) stack2x() ([]Object, error) {
 		return nil, err
 	}
 	route := o.route()
+	c := o.container(stacks.HAProxy, stacks.ProgramHAProxy, []string{"-db", "-f", "/etc/authbench/router/" + stacks.ConfigRouter},
+		mount("router", "/etc/authbench/router"), mount("tls", tlsDir))
+	vols := []Object{configVolume("router", stacks.HAProxy), secretVolume("tls", ServingSecret)}
+	if o.runtimeAPI() {
+		// HAProxy makes its runtime API's socket there, for the lab.
+		c["volumeMounts"] = append(c["volumeMounts"].([]Object), Object{"name": "runtime", "mountPath": RouterRuntimeDir})
+		vols = append(vols, Object{"name": "runtime", "hostPath": Object{"path": o.Lab.RuntimeDir, "type": "Directory"}})
+	}
 	return append(objs, route, o.routerConfig(route),
-		o.deployment(stacks.HAProxy, "", []Object{o.ready(o.container(stacks.HAProxy, stacks.ProgramHAProxy, []string{"-db", "-f", "/etc/authbench/router/" + stacks.ConfigRouter},
-			mount("router", "/etc/authbench/router"), mount("tls", tlsDir)), stacks.HAProxy)},
-			configVolume("router", stacks.HAProxy), secretVolume("tls", ServingSecret)),
+		o.deployment(stacks.HAProxy, "", []Object{o.ready(c, stacks.HAProxy)}, vols...),
 		o.service(stacks.HAProxy, stacks.HAProxy, o.port(stacks.HAProxy))), nil
 }
+
+// RouterRuntimeDir is where the router's pod mounts Lab.RuntimeDir, and
+// RouterSocket the name of its runtime API's socket there.
+const (
+	RouterRuntimeDir = "/run/authbench/router"
+	RouterSocket     = "haproxy.sock"
+)
+
+// RouterBackend is the router's backend of the 2x stack's Route.
+const RouterBackend = "route_" + stacks.Echo2x
+
+func (o Options) runtimeAPI() bool { return o.Lab != nil && o.Lab.RuntimeDir != "" }
 
 // stack3x: http-echo with kube-rbac-proxy, oauth2-proxy playing
 // kube-auth-proxy (ext_authz), the HTTPRoute, and Envoy, the gateway.

@@ -116,11 +116,15 @@ func (r *upRun) apply(ctx context.Context, c *deploy.Client, cl *cluster.Cluster
 	// The auth pods reach the kube-apiserver through the apiserver link.
 	// The gateways take their endpoints from files the lab writes, so
 	// that `lab scale` changes them live.
-	overlay := &manifests.Lab{Ports: manifests.Ports{}, APIServerPort: r.ports[stacks.PortToxiproxyAPIServer], EDSDir: edsDir(r.dir)}
+	overlay := &manifests.Lab{Ports: manifests.Ports{}, APIServerPort: r.ports[stacks.PortToxiproxyAPIServer],
+		EDSDir: edsDir(r.dir), RuntimeDir: runtimeDir(r.dir)}
 	for n, p := range r.ports {
 		overlay.Ports[n] = p
 	}
 	if err := writeAllEDS(r.dir, r.cfg.Stacks, r.ports); err != nil {
+		return nil, err
+	}
+	if err := makeRuntimeDir(r.dir); err != nil {
 		return nil, err
 	}
 	var oidc manifests.OIDC

@@ -223,3 +223,25 @@ func TestOwnPod(t *testing.T) {
 		}
 	}
 }
+
+func TestGatewayEndpoints(t *testing.T) {
+	ports := map[string]int{stacks.KubeAuthProxyOAuth: 100, stacks.ReplicaName(stacks.KubeAuthProxyOAuth, 2): 102,
+		stacks.ReplicaName(stacks.KubeAuthProxyOAuth, 3): 103, stacks.KubeRBACProxyOAuth: 200}
+	count := func(c string) int {
+		if c == stacks.KubeAuthProxyOAuth {
+			return 3
+		}
+		return 1
+	}
+	gw, err := gatewayEndpoints("/lab", stacks.EnvoyOAuth, ports, count)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := fmt.Sprint(gw.EDSDir, gw.ExtAuthz, gw.MoreExtAuthz, gw.Backend, gw.MoreBackends)
+	if want := "/lab/eds/envoy-oauth{127.0.0.1 100} [{127.0.0.1 102} {127.0.0.1 103}] {127.0.0.1 200} []"; got != want {
+		t.Errorf("endpoints %s, want %s", got, want)
+	}
+	if _, err := gatewayEndpoints("/lab", stacks.HAProxy, ports, count); err == nil {
+		t.Error("HAProxy as a gateway: no error")
+	}
+}

@@ -2,7 +2,6 @@ package kube
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -15,12 +14,6 @@ import (
 	"github.com/authbench/authbench/pkg/lab/internal/ports"
 	"github.com/authbench/authbench/pkg/stacks"
 )
-
-// ErrScaleUnsupported reports `lab scale` of a component the kube lab
-// cannot scale: the 2x oauth proxy, behind the route's HAProxy, whose
-// config the kube lab renders without the runtime API slots the processes
-// platform fills.
-var ErrScaleUnsupported = errors.New("the kube lab scales only the components behind a 3x gateway (Envoy)")
 
 // SetReplicas runs the wanted replicas of each component: every replica
 // beyond the first is a Deployment of its own (Deployment replicas on
@@ -81,9 +74,6 @@ func scale(ctx context.Context, c *deploy.Client, dir string, s *lab.State, scal
 			return fmt.Errorf("scaling %s: no scalable component; scalable: %s", sc.Component, strings.Join(stacks.ScalableNames(), ", "))
 		case !runs:
 			return fmt.Errorf("scaling %s: the lab in %s does not run it (stacks %v)", sc.Component, dir, s.Stacks)
-		case front.Role != stacks.RoleGateway:
-			return fmt.Errorf("scaling %s (behind %s): %w; scale it with `lab up --platform %s`",
-				sc.Component, front.Name, ErrScaleUnsupported, lab.PlatformProcesses)
 		}
 		have := s.Replicas(base.Name)
 		for i := have + 1; i <= sc.Replicas; i++ {
@@ -99,11 +89,7 @@ func scale(ctx context.Context, c *deploy.Client, dir string, s *lab.State, scal
 		}
 	}
 	for f := range fronts {
-		gw, err := gatewayEndpoints(dir, f, s.Ports, s.Replicas)
-		if err == nil {
-			err = reroute(ctx, gw, s.Ports[stacks.EnvoyAdminPort(f)])
-		}
-		if err != nil {
+		if err := repoint(ctx, dir, s, f); err != nil {
 			return fmt.Errorf("pointing %s at the new replicas: %w", f, err)
 		}
 	}
@@ -113,6 +99,20 @@ func scale(ctx context.Context, c *deploy.Client, dir string, s *lab.State, scal
 		}
 	}
 	return nil
+}
+
+// repoint points the layer in front at the current replicas, live: a
+// gateway's Envoy reloads its endpoints files, the route's HAProxy fills
+// its server-template slots through its runtime API.
+func repoint(ctx context.Context, dir string, s *lab.State, front string) error {
+	if front == stacks.HAProxy {
+		return reslot(ctx, dir, s.Ports, s.Replicas(stacks.OAuthProxy))
+	}
+	gw, err := gatewayEndpoints(dir, front, s.Ports, s.Replicas)
+	if err != nil {
+		return err
+	}
+	return reroute(ctx, gw, s.Ports[stacks.EnvoyAdminPort(front)])
 }
 
 // hasIdentity says whether a component's pod runs as a ServiceAccount of
