@@ -29,9 +29,9 @@ limits every replica. Scaling is live, no request dropped: a gateway's Envoy
 reloads its clusters' endpoints from files it watches, the route's HAProxy
 fills server-template slots through its runtime API. COMPONENT=1 goes back
 to one. The
-replicas show in ` + "`lab status`" + ` and last until the lab stops. Up to ` + fmt.Sprint(stacks.MaxReplicas) + ` replicas.
-The kube lab scales the components behind a 3x gateway, not yet the 2x
-oauth-proxy behind the route.`,
+replicas show in ` + "`lab status`" + ` and last until the lab stops. Up to ` + fmt.Sprint(stacks.MaxReplicas) + ` replicas;
+on the kube lab the front's endpoints files and runtime API socket are in
+host directories of the lab its pods mount.`,
 		Example: `  authbench lab scale kube-auth-proxy-oauth=3
   authbench lab scale oauth-proxy=4 kube-rbac-proxy-oauth=2
   authbench lab scale kube-auth-proxy-oauth=1`,

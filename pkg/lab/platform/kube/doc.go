@@ -15,7 +15,10 @@
 // the scenario's targets go through a client link per stack, as on the
 // processes platform; `lab fault` acts on them. A Prometheus in the
 // cluster scrapes the kubelet's cAdvisor; the lab's scenario samples the
-// pods through it.
+// pods through it. `lab scale` runs each replica beyond the first as a
+// Deployment of its own (hostNetwork: its own port) and points the layer
+// in front at them live: the gateways read their endpoints from files in
+// the lab's directory, the router's HAProxy opens its runtime API there.
 //
 // The composition root (pkg/cli) hands Platform{} to lab.Open.
 package kube

@@ -67,13 +67,19 @@ func checkOAuthAuth(t *testing.T, hc *http.Client, dir string, s *lab.State) {
 // counts, which come from the apiserver's audit log).
 func scenarioOAuth(t *testing.T, dir, name string, token map[string]any) string {
 	t.Helper()
+	return scenarioOf(t, dir, name, stacks.Target3xOAuth, token)
+}
+
+// scenarioOf is scenarioOAuth for any one target.
+func scenarioOf(t *testing.T, dir, name, target string, token map[string]any) string {
+	t.Helper()
 	var doc map[string]any
 	if err := yaml.Unmarshal([]byte(authbench(t, time.Minute, "lab", "scenario", "--lab-dir", dir)), &doc); err != nil {
 		t.Fatal(err)
 	}
 	var keep []any
 	for _, tg := range doc["targets"].([]any) {
-		if m := tg.(map[string]any); m["name"] == stacks.Target3xOAuth {
+		if m := tg.(map[string]any); m["name"] == target {
 			if token != nil {
 				m["token"] = token
 			}

@@ -49,6 +49,7 @@ func checkScale(t *testing.T, c *deploy.Client, dir string) {
 	if sum < requests || sum > requests+4 {
 		t.Errorf("the replicas made %d TokenReviews in all, want %d (one per request)", sum, requests)
 	}
+	checkScaleRoute(t, c, dir, requests)
 	start = time.Now()
 	authbench(t, 3*time.Minute, "lab", "scale", base+"=1", "--lab-dir", dir)
 	t.Logf("lab scale %s=1: %.1fs", base, time.Since(start).Seconds())
@@ -65,5 +66,29 @@ func checkScale(t *testing.T, c *deploy.Client, dir string) {
 	}
 	if st := authbench(t, time.Minute, "lab", "status", "--lab-dir", dir); strings.Contains(st, "replicas behind") {
 		t.Errorf("lab status still lists replicas after scaling back:\n%s", st)
+	}
+}
+
+// checkScaleRoute: behind the route's HAProxy, `lab scale oauth-proxy=2`
+// balances the 2x stack's pool requests across both oauth proxies (their
+// TokenReviews in the audit log), and scaling back to 1 deletes the second.
+func checkScaleRoute(t *testing.T, c *deploy.Client, dir string, requests int64) {
+	base := stacks.OAuthProxy
+	authbench(t, 3*time.Minute, "lab", "scale", base+"=2", "--lab-dir", dir)
+	r := runN(t, scenarioOf(t, dir, "scenario-2x-scaled", stacks.Target2x, nil), "2x-scaled", int(requests), 8)
+	if len(r.Results) != 1 || r.Results[0].Successes != requests || r.Results[0].APIServer == nil {
+		t.Fatalf("2x results %+v, want %d successes with API server reviews", r.Results, requests)
+	}
+	for i := 1; i <= 2; i++ {
+		n := callerReviews(r.Results[0].APIServer.Callers, "system:serviceaccount:"+stacks.Namespace+":"+stacks.ReplicaName(base, i))
+		t.Logf("%s replica %d: %d TokenReviews", base, i, n)
+		// HAProxy balances at random: about half each.
+		if n < requests/4 {
+			t.Errorf("%s replica %d made %d TokenReviews of %d requests, want about half (callers %+v)", base, i, n, requests, r.Results[0].APIServer.Callers)
+		}
+	}
+	authbench(t, 3*time.Minute, "lab", "scale", base+"=1", "--lab-dir", dir)
+	if got := deployments(t, c, stacks.Namespace, stacks.Stack2x); slices.Contains(got, stacks.ReplicaName(base, 2)) {
+		t.Errorf("after lab scale %s=1: Deployments %v", base, got)
 	}
 }
