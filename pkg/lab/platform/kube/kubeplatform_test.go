@@ -190,11 +190,14 @@ func TestStackLimits(t *testing.T) {
 func TestMatchComponents(t *testing.T) {
 	cs := []lab.ComponentInfo{{Name: "http-echo-2x", Program: "http-echo", Namespace: "authbench"},
 		{Name: "http-echo-3x", Program: "http-echo", Namespace: "authbench"},
-		{Name: "keycloak", Program: "keycloak"}}
+		{Name: "keycloak", Program: "keycloak"},
+		{Name: "oauth-proxy", Program: "authbench", Namespace: "authbench"},
+		{Name: "oauth-proxy-r2", Program: "authbench", Namespace: "authbench", ReplicaOf: "oauth-proxy"}}
 	for _, tc := range []struct {
 		name string
 		want []int
-	}{{"http-echo-3x", []int{1}}, {"http-echo", []int{0, 1}}, {"keycloak", nil}, {"nope", nil}} {
+	}{{"http-echo-3x", []int{1}}, {"http-echo", []int{0, 1}}, {"keycloak", nil}, {"nope", nil},
+		{"oauth-proxy", []int{3, 4}}, {"oauth-proxy-r2", []int{4}}} {
 		if got := matchComponents(cs, tc.name); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
 		}

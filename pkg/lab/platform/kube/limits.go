@@ -78,20 +78,24 @@ func setOne(ctx context.Context, c *deploy.Client, ci *lab.ComponentInfo, l lab.
 	return nil
 }
 
-// matchComponents returns the pod component named name, or else every pod
-// component running that program ("http-echo").
+// matchComponents returns the pod component named name with its replicas
+// (`lab scale`), or else every pod component running that program
+// ("http-echo").
 func matchComponents(cs []lab.ComponentInfo, name string) []int {
-	var hit []int
+	var own, hit []int
 	for i, c := range cs {
 		if c.Namespace == "" {
 			continue
 		}
-		if c.Name == name {
-			return []int{i}
+		if c.Name == name || c.ReplicaOf == name {
+			own = append(own, i)
 		}
 		if c.Program == name {
 			hit = append(hit, i)
 		}
+	}
+	if len(own) > 0 {
+		return own
 	}
 	return hit
 }
