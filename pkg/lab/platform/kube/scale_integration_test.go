@@ -53,17 +53,7 @@ func checkScale(t *testing.T, c *deploy.Client, dir string) {
 	start = time.Now()
 	authbench(t, 3*time.Minute, "lab", "scale", base+"=1", "--lab-dir", dir)
 	t.Logf("lab scale %s=1: %.1fs", base, time.Since(start).Seconds())
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		got = deployments(t, c, stacks.Namespace, stacks.Stack3xOAuth)
-		if !slices.ContainsFunc(got, func(d string) bool { return strings.HasPrefix(d, base+"-r") }) || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(500 * time.Millisecond)
-	}
-	if slices.ContainsFunc(got, func(d string) bool { return strings.HasPrefix(d, base+"-r") }) || !slices.Contains(got, base) {
-		t.Errorf("after lab scale %s=1: Deployments %v, want %s's only", base, got, base)
-	}
+	checkNoReplicas(t, c, stacks.Stack3xOAuth, base)
 	if st := authbench(t, time.Minute, "lab", "status", "--lab-dir", dir); strings.Contains(st, "replicas behind") {
 		t.Errorf("lab status still lists replicas after scaling back:\n%s", st)
 	}
@@ -88,7 +78,22 @@ func checkScaleRoute(t *testing.T, c *deploy.Client, dir string, requests int64)
 		}
 	}
 	authbench(t, 3*time.Minute, "lab", "scale", base+"=1", "--lab-dir", dir)
-	if got := deployments(t, c, stacks.Namespace, stacks.Stack2x); slices.Contains(got, stacks.ReplicaName(base, 2)) {
-		t.Errorf("after lab scale %s=1: Deployments %v", base, got)
+	checkNoReplicas(t, c, stacks.Stack2x, stacks.Echo2x)
+}
+
+// checkNoReplicas: the stack's Deployments, once those being deleted are
+// gone, hold base's and none of its replicas'.
+func checkNoReplicas(t *testing.T, c *deploy.Client, stack, base string) {
+	t.Helper()
+	replica := func(d string) bool { _, i, ok := stacks.ReplicaOf(d); return ok && i > 1 }
+	var got []string
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(500 * time.Millisecond) {
+		got = deployments(t, c, stacks.Namespace, stack)
+		if !slices.ContainsFunc(got, replica) || time.Now().After(deadline) {
+			break
+		}
+	}
+	if slices.ContainsFunc(got, replica) || !slices.Contains(got, base) {
+		t.Errorf("after scaling back to 1: Deployments of %s %v, want %s and no replica", stack, got, base)
 	}
 }
