@@ -104,6 +104,13 @@ func (l *evloop) run() {
 	// otherwise: its own thread spares the scheduler's hand-offs.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
+	// The kernel lets a timed wait end up to the thread's timer slack (50
+	// µs by default) late, which every open-loop send would inherit; the
+	// netpoll path's timerfd has none. The thread is ours until unlocked.
+	if slack, err := unix.PrctlRetInt(unix.PR_GET_TIMERSLACK, 0, 0, 0, 0); err == nil {
+		unix.Prctl(unix.PR_SET_TIMERSLACK, 1, 0, 0, 0)
+		defer unix.Prctl(unix.PR_SET_TIMERSLACK, uintptr(slack), 0, 0, 0)
+	}
 	l.active = len(l.conns)
 	l.due.buf = make([]*evconn, len(l.conns))
 	for _, c := range l.conns {
