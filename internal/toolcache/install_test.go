@@ -92,8 +92,8 @@ func TestSelectSteps(t *testing.T) {
 		want    []string
 		wantErr string
 	}{
-		{"default leaves out chromium", Options{}, []string{"apt", "kube-apt", "http-echo", "oauth2-proxy", "hyperkube", "kube-rbac-proxy", "keycloak", "envoy", "haproxy"}, ""},
-		{"optional adds chromium and the registry", Options{Optional: true}, []string{"apt", "chromium", "kube-apt", "http-echo", "oauth2-proxy", "hyperkube", "kube-rbac-proxy", "registry", "keycloak", "envoy", "haproxy", "opensearch", "elasticsearch"}, ""},
+		{"default leaves out chromium", Options{}, []string{"apt", "kube-apt", "http-echo", "toxiproxy-server", "oauth2-proxy", "hyperkube", "kube-rbac-proxy", "keycloak", "envoy", "haproxy"}, ""},
+		{"optional adds chromium and the registry", Options{Optional: true}, []string{"apt", "chromium", "kube-apt", "http-echo", "toxiproxy-server", "oauth2-proxy", "hyperkube", "kube-rbac-proxy", "registry", "keycloak", "envoy", "haproxy", "opensearch", "elasticsearch"}, ""},
 		{"only keeps canonical order", Options{Only: []string{"keycloak", "http-echo"}}, []string{"http-echo", "keycloak"}, ""},
 		{"only may name an optional step", Options{Only: []string{"chromium"}}, []string{"chromium"}, ""},
 		{"unknown step", Options{Only: []string{"traefik"}}, nil, `unknown install step "traefik"`},

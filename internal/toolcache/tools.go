@@ -69,7 +69,7 @@ const (
 // after hyperkube, whose compiled packages it reuses; the optional
 // registry last.
 func Tools() []Tool {
-	return []Tool{httpEchoTool(), oauth2ProxyTool(), hyperkubeTool(), kubeRBACProxyTool(), registryTool()}
+	return []Tool{httpEchoTool(), toxiproxyTool(), oauth2ProxyTool(), hyperkubeTool(), kubeRBACProxyTool(), registryTool()}
 }
 
 // single is the wrapper of a tool built alone: it requires the tool's

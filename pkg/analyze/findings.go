@@ -68,6 +68,7 @@ func Diagnose(run *results.Run, tl *results.Timeline) []results.Finding {
 		out = append(out, instabilityFindings(name, rs)...)
 		out = append(out, sendLagFindings(name, rs)...)
 		out = hostContention(run, name, rs, out)
+		out = networkRoundTrip(run, name, rs, out)
 	}
 	out = append(out, APIServerFindings(run)...)
 	out = append(out, ClientRateLimitFindings(run)...)

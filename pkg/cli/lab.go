@@ -26,7 +26,7 @@ func newLabCmd() *cobra.Command {
 sharing etcd, a kube-apiserver (TokenReview, SubjectAccessReview) and Keycloak.`,
 	}
 	cmd.AddCommand(newLabUpCmd(), newLabStatusCmd(), newLabDownCmd(), newLabScenarioCmd(), newLabLimitCmd(),
-		newLabServeCmd(), newLabStandinCmd(), newLabInstallCmd(), newLabKubeconfigCmd())
+		newLabServeCmd(), newLabStandinCmd(), newLabInstallCmd(), newLabKubeconfigCmd(), newLabFaultCmd())
 	return cmd
 }
 
@@ -49,6 +49,8 @@ type labUpOptions struct {
 	failMode   authzFailureModeValue
 	apiQPS     float64
 	authzCache time.Duration
+	clientLink bool
+	clientRTT  time.Duration
 }
 
 func newLabUpCmd() *cobra.Command {
@@ -62,7 +64,8 @@ func newLabUpCmd() *cobra.Command {
   authbench lab up --stack 3x-oauth --token-pool 5000
   authbench lab up --stack 3x --authz-timeout 200ms --limit oauth2-proxy=50m
   authbench lab up --stack 3x-oauth --authz-api-qps 200
-  authbench lab up --limit oauth2-proxy=500m,256Mi --limit http-echo=200m`,
+  authbench lab up --limit oauth2-proxy=500m,256Mi --limit http-echo=200m
+  authbench lab up --stack 2x --client-rtt 45ms`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(cmd) },
 	}
@@ -76,6 +79,8 @@ func newLabUpCmd() *cobra.Command {
 	f.Var(&o.failMode, "authz-failure-mode", "what the 3x gateways do when the ext_authz call fails or times out: deny (Envoy's 403, the OpenShift AI gateway's) or allow")
 	f.Float64Var(&o.apiQPS, "authz-api-qps", 0, "what-if: the kube-auth-proxy stand-in's API client QPS (burst twice it; default: client-go's 5 QPS, burst 10, as the real one)")
 	f.DurationVar(&o.authzCache, "authz-cache", 0, "what-if: cache the kube-auth-proxy stand-in's TokenReviews this long (default: no cache, as the real one)")
+	f.BoolVar(&o.clientLink, "client-link", false, "put the fault proxy between the client and each stack's entry point (the scenario's targets go through it), so that `lab fault client` can act on it")
+	f.DurationVar(&o.clientRTT, "client-rtt", 0, "place the client this round trip away from every entry point: a delay fault on the client link from the start (implies --client-link; whole milliseconds)")
 	f.Var(&o.limits, "limit", "COMPONENT=CPU[,MEM] cgroup limit, e.g. oauth2-proxy=50m or oauth2-proxy=500m,256Mi (repeatable)")
 	f.Var(&o.ports, "port", "NAME=PORT to pin a port instead of a free one, e.g. haproxy=8443 (repeatable)")
 	f.DurationVar(&o.lifespan, "token-lifespan", lab.DefaultAccessTokenLifespan, "Keycloak access token lifespan")
@@ -93,7 +98,8 @@ func (o *labUpOptions) run(cmd *cobra.Command) error {
 		Out: out, Foreground: o.foreground,
 		Config: lab.Config{Platform: o.platform.name, Stacks: o.stacks.stacks, Limits: o.limits.limits,
 			Ports: o.ports.ports, AccessTokenLifespan: o.lifespan, ReadyTimeout: o.timeout, TokenPool: o.tokenPool,
-			AuthzTimeout: o.authz, AuthzFailureMode: o.failMode.mode, AuthzAPIQPS: o.apiQPS, AuthzCache: o.authzCache},
+			AuthzTimeout: o.authz, AuthzFailureMode: o.failMode.mode, AuthzAPIQPS: o.apiQPS, AuthzCache: o.authzCache,
+			ClientLink: o.clientLink, ClientRTT: o.clientRTT},
 	})
 	if err != nil || st == nil {
 		return err

@@ -56,6 +56,15 @@ type Config struct {
 	// AuthzCache is a what-if: a TokenReview cache of this TTL in the
 	// kube-auth-proxy stand-in. Default 0: none, as the real one.
 	AuthzCache time.Duration `json:"authz_cache,omitempty"`
+	// ClientLink puts a fault proxy on the client's link to each stack's
+	// entry point, and the scenario's targets behind it, so that `lab
+	// fault client` can act on it. Default false: no proxy, no cost.
+	ClientLink bool `json:"client_link,omitempty"`
+	// ClientRTT, when set, is a delay fault of that round trip on the
+	// client link, set (and logged) by the platform before the lab is
+	// ready: authbench stands that far from every entry point. Implies
+	// ClientLink. Whole milliseconds, up to MaxFaultDelay.
+	ClientRTT time.Duration `json:"client_rtt,omitempty"`
 }
 
 // Upper bounds of the what-ifs: beyond them the figure is a typo.
@@ -122,7 +131,28 @@ func (c *Config) Complete() error {
 	if c.AuthzCache < 0 || c.AuthzCache > MaxAuthzCache {
 		return fmt.Errorf("--authz-cache %s: want 0 (no cache, as the real one) to %s", c.AuthzCache, MaxAuthzCache)
 	}
+	if err := c.completeClient(); err != nil {
+		return err
+	}
 	return c.completeAuthz()
+}
+
+// completeClient checks --client-rtt, which implies the client link.
+func (c *Config) completeClient() error {
+	if c.ClientRTT == 0 {
+		return nil
+	}
+	if c.ClientRTT < 0 || c.ClientRTT > MaxFaultDelay || c.ClientRTT%time.Millisecond != 0 {
+		return fmt.Errorf("--client-rtt %s: want whole milliseconds up to %s", c.ClientRTT, MaxFaultDelay)
+	}
+	c.ClientLink = true
+	return nil
+}
+
+// ClientFault is the fault --client-rtt sets on the client link (false
+// without --client-rtt).
+func (c *Config) ClientFault() (Fault, bool) {
+	return Fault{Link: results.LinkClient, Delay: c.ClientRTT}, c.ClientRTT > 0
 }
 
 // completeAuthz fills and checks the gateways' ext_authz settings.

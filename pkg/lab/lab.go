@@ -42,6 +42,17 @@ type Platform interface {
 	Ready(ctx context.Context, dir string) (*State, error)
 	// SetLimits replaces the named components' limits while they run.
 	SetLimits(ctx context.Context, dir string, limits []Limit) error
+	// SetFault replaces the fault on every proxy of f.Link with f, a
+	// validated fault (its For is the caller's: the platform sets the
+	// fault until cleared). ErrNoFaultProxy when the lab has no proxy on
+	// the link.
+	SetFault(ctx context.Context, dir string, f Fault) error
+	// ClearFault removes every fault from link's proxies; clearing a link
+	// without a fault succeeds. ErrNoFaultProxy as SetFault.
+	ClearFault(ctx context.Context, dir, link string) error
+	// Faults lists the faults in force, as the fault proxy reports them:
+	// one per link that has one, in Links order, For zero.
+	Faults(ctx context.Context, dir string) ([]Fault, error)
 }
 
 // Platform names.
@@ -135,7 +146,11 @@ func (l *Lab) Up(ctx context.Context, o UpOptions) (*State, error) {
 	}
 	l.platform = p
 	o.Config.Platform = p.Name()
-	return p.Up(ctx, l.dir, o)
+	s, err := p.Up(ctx, l.dir, o)
+	if err != nil || s == nil {
+		return s, err
+	}
+	return l.withFaults(ctx, s), nil
 }
 
 // Down stops the lab and everything it started. Down on a stopped lab
@@ -150,13 +165,31 @@ func (l *Lab) Down(ctx context.Context, out io.Writer) error {
 	return l.platform.Down(ctx, l.dir, out)
 }
 
-// Status is the lab's state with live statuses; a lab that is not running
-// reads as stopped (or failed). It fails only when no lab ever ran in dir.
+// Status is the lab's state with live statuses and, for a ready lab, the
+// faults in force; a lab that is not running reads as stopped (or
+// failed). It fails only when no lab ever ran in dir.
 func (l *Lab) Status(ctx context.Context) (*State, error) {
 	if l.err != nil {
 		return nil, l.err
 	}
-	return l.platform.Status(ctx, l.dir)
+	s, err := l.platform.Status(ctx, l.dir)
+	if err != nil {
+		return nil, err
+	}
+	return l.withFaults(ctx, s), nil
+}
+
+// withFaults fills a ready lab's state with the faults in force, or why
+// they could not be read.
+func (l *Lab) withFaults(ctx context.Context, s *State) *State {
+	if s.Phase != PhaseReady || len(s.Links) == 0 {
+		return s
+	}
+	var err error
+	if s.Faults, err = l.Faults(ctx); err != nil {
+		s.FaultsError = err.Error()
+	}
+	return s
 }
 
 // State is the state of the running, ready lab; an error wrapping

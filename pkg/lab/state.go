@@ -72,6 +72,24 @@ type State struct {
 	// Authz is the 3x gateways' ext_authz settings (absent without a 3x
 	// stack).
 	Authz *Authz `json:"authz,omitempty"`
+	// Links are the links the lab runs a fault proxy on, with their
+	// proxies (none on a platform without a fault proxy).
+	Links []LinkInfo `json:"links,omitempty"`
+	// Faults are the faults in force on the links, as the fault proxy
+	// reports them: filled by Lab.Status for a ready lab, never stored.
+	Faults []ActiveFault `json:"faults,omitempty"`
+	// FaultsError says why the faults could not be read (Lab.Status).
+	FaultsError string `json:"faults_error,omitempty"`
+}
+
+// Link returns the named link of the state.
+func (s *State) Link(name string) (LinkInfo, bool) {
+	for _, l := range s.Links {
+		if l.Name == name {
+			return l, true
+		}
+	}
+	return LinkInfo{}, false
 }
 
 // Authz is how the lab's gateways call their ext_authz service: the

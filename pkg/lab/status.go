@@ -40,6 +40,7 @@ func WriteStatus(w io.Writer, s *State) error {
 			fmt.Fprintf(w, "  %-22s %s\n", l.Layer, l.URL)
 		}
 	}
+	writeLinks(w, s)
 	if len(s.Notes) > 0 {
 		fmt.Fprintln(w, "\nroles:")
 		for _, n := range s.Notes {
@@ -55,4 +56,42 @@ func dash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// writeLinks prints the fault proxy's links and the faults in force.
+func writeLinks(w io.Writer, s *State) {
+	if len(s.Links) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nlinks (fault proxy; `authbench lab fault LINK ...`):")
+	for _, l := range s.Links {
+		fault := "no fault"
+		for _, f := range s.Faults {
+			if f.Fault.Link == l.Name {
+				fault = describeActive(f)
+			}
+		}
+		var via []string
+		for _, p := range l.Proxies {
+			via = append(via, p.Listen+" -> "+p.Upstream)
+		}
+		fmt.Fprintf(w, "  %-10s %s  [%s]\n", l.Name, fault, strings.Join(via, ", "))
+	}
+	if s.FaultsError != "" {
+		fmt.Fprintf(w, "  (faults unknown: %s)\n", s.FaultsError)
+	}
+}
+
+// describeActive says what a fault in force does, since when and until when.
+func describeActive(f ActiveFault) string {
+	d := f.Fault
+	d.For = 0
+	out := "FAULT " + d.String()
+	if f.Since != nil {
+		out += " since " + f.Since.Format("15:04:05")
+	}
+	if f.Until != nil {
+		out += " until " + f.Until.Format("15:04:05")
+	}
+	return out
 }

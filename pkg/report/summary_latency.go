@@ -204,8 +204,13 @@ func (s *summaryWriter) keyMetrics(rs []results.Result) {
 	} else {
 		s.item("Overall Success Rate", "n/a — no request completed")
 	}
+	split, path := analyze.SplitPath(s.run, rs)
+	path = path && split.Reported() && s.run.Ladder == nil
+	if path {
+		s.roundTrip(split)
+	}
 	if s.model() == plan.Closed {
-		s.littlesLaw(means, describe(thr).Mean)
+		s.littlesLaw(means, describe(thr).Mean, path && split.Share >= analyze.RoundTripMain)
 	}
 	if len(rs) > 1 {
 		s.printf("\n_Averaging percentiles does not give a percentile of all requests: these means summarise " +
@@ -218,15 +223,46 @@ func (s *summaryWriter) keyMetrics(rs []results.Result) {
 // worker always busy, mean latency ≈ concurrency / throughput. The
 // hand-written reports compared such latencies as if they were service
 // times.
-func (s *summaryWriter) littlesLaw(means []float64, thr float64) {
+// When the round trip is most of the latency (overPath), the workers wait
+// on the path rather than in a queue, and the words say so.
+func (s *summaryWriter) littlesLaw(means []float64, thr float64, overPath bool) {
 	c := s.run.Plan.Load.Concurrency
 	if c <= 0 || thr <= 0 || len(means) == 0 {
 		return
 	}
 	predicted := float64(c) / thr * 1000
-	s.item("Closed-Loop Check", "%d workers / %s = %s predicted mean latency (Little's law), %s measured: "+
-		"latency here is mostly the queue the workers build, set by capacity — compare throughput between closed-loop runs",
-		c, fmtRPS(thr), fmtLatency(predicted), fmtLatency(describe(means).Mean))
+	why := "latency here is mostly the queue the workers build, set by capacity — compare throughput between closed-loop runs"
+	if overPath {
+		why = "latency here is mostly the network round trip the workers wait on, not a queue — " +
+			"compare throughput only between runs from the same client position"
+	}
+	s.item("Closed-Loop Check", "%d workers / %s = %s predicted mean latency (Little's law), %s measured: %s",
+		c, fmtRPS(thr), fmtLatency(predicted), fmtLatency(describe(means).Mean), why)
+}
+
+// roundTrip splits P50 into the network path and the stack's own time,
+// naming what measured the path.
+func (s *summaryWriter) roundTrip(p analyze.PathSplit) {
+	s.item("Network Round Trip", "~%s of the median %s (%s), by %s; the stack's own time ~%s",
+		fmtLatency(p.RoundTripMs), fmtLatency(p.P50Ms), fmtFraction(p.Share), measureName(p), fmtLatency(p.ServiceMs))
+}
+
+// measureName says which of the engine's phases (or the lab's setting)
+// the round trip came from.
+func measureName(p analyze.PathSplit) string {
+	var m string
+	switch p.Measure {
+	case analyze.MeasureConnect:
+		m = "the fastest TCP connect (" + fmtLatency(p.MeasureMs) + ")"
+	case analyze.MeasureTLS:
+		m = "the fastest TLS handshake (" + fmtLatency(p.MeasureMs) + ", one round trip in TLS 1.3)"
+	default:
+		m = "the delay set on the lab's client link (" + fmtLatency(p.MeasureMs) + ", no handshake timed)"
+	}
+	if p.Capped {
+		m += ", capped at the fastest request"
+	}
+	return m
 }
 
 // stability reports how much P95 and throughput moved between iterations.

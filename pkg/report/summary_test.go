@@ -160,6 +160,12 @@ func TestSummaryContent(t *testing.T) {
 			"### 1. ❌ cpu-throttling (critical) — oauth-proxy",
 			"`3f2a9c1b7d4e…`",
 		}, []string{"Partial run", "Imported"}},
+		{"closed, client far away", fxFarClientRun(), []string{
+			"- **Network Round Trip:** ~40.6 ms of the median 46.0 ms (88.26%), by the fastest TLS handshake (40.6 ms, " +
+				"one round trip in TLS 1.3); the stack's own time ~5.40 ms",
+			"latency here is mostly the network round trip the workers wait on",
+		}, []string{"mostly the queue the workers build"}},
+		{"closed, lab without distance", fxClosedRun(), []string{"mostly the queue the workers build"}, []string{"Network Round Trip"}},
 		{"open", fxOpenRun(), []string{
 			"- **Rate:** 500.0 req/s in total",
 			"- **Duration per Iteration:** 10s",
@@ -209,6 +215,17 @@ func TestSummaryContent(t *testing.T) {
 			}
 		})
 	}
+}
+
+// fxFarClientRun is the closed run with its stack behind a path whose
+// round trip the TLS handshake carries, as through the lab's fault proxy.
+func fxFarClientRun() *results.Run {
+	run := fxClosedRun()
+	for i := range run.Results {
+		run.Results[i].Phases.TLS.Min = 40.6 + float64(i)
+		run.Results[i].Latency.Min = 41.2 + float64(i)
+	}
+	return run
 }
 
 type brokenWriter struct{}

@@ -195,7 +195,7 @@ func Lookup(name string) (Component, bool) {
 			}
 		}
 	}
-	for _, c := range []Component{EtcdComponent, APIServerComponent, KeycloakComponent} {
+	for _, c := range []Component{EtcdComponent, APIServerComponent, KeycloakComponent, ToxiproxyComponent} {
 		if c.Name == name {
 			return c, true
 		}

@@ -32,6 +32,8 @@ const (
 	ProgramOAuth2Proxy   = "oauth2-proxy"
 	ProgramEnvoy         = "envoy"
 	ProgramHAProxy       = "haproxy"
+	// ProgramToxiproxy is Shopify's Toxiproxy server, the lab's fault proxy.
+	ProgramToxiproxy = "toxiproxy-server"
 )
 
 // Component names: what `--limit`, the sampler, the state and the reports
@@ -50,6 +52,9 @@ const (
 	OAuth2Proxy   = ProgramOAuth2Proxy
 	// Envoy is stack 3x's Gateway API gateway.
 	Envoy = ProgramEnvoy
+	// Toxiproxy is the lab's fault proxy (shared): it sits on the links
+	// `lab fault` disturbs.
+	Toxiproxy = "toxiproxy"
 
 	// Stack 3x-oauth's components; names distinct from 3x's so that both
 	// stacks run side by side and --limit can tell them apart.
@@ -104,6 +109,9 @@ const (
 	// RoleAuthzUpstream is the ext_authz service's own upstream: a
 	// component, not a layer of its stack's target.
 	RoleAuthzUpstream = "authz-upstream"
+	// RoleFaultProxy is the fault proxy on the lab's links: no layer of
+	// any target.
+	RoleFaultProxy = "fault-proxy"
 )
 
 // Names the RBAC objects, the proxies' configs and the scenario share.

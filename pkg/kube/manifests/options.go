@@ -46,9 +46,12 @@ func (a Authz) withDefaults() Authz {
 
 // Lab is the lab overlay: hostNetwork pods on 127.0.0.1 ports, images
 // imported into containerd (imagePullPolicy Never), and the apiserver's
-// loopback address for kube-rbac-proxy (no kube-proxy runs).
+// loopback address for kube-rbac-proxy and the stand-ins (no kube-proxy
+// runs).
 type Lab struct {
-	Ports         Ports // port name -> 127.0.0.1 port (see stacks.PortNames)
+	Ports Ports // port name -> 127.0.0.1 port (see stacks.PortNames)
+	// APIServerPort is where the auth pods reach the kube-apiserver on
+	// 127.0.0.1: the lab's fault proxy in front of it, or the apiserver.
 	APIServerPort int
 }
 

@@ -48,8 +48,8 @@ func (c Config) options() []string {
 		"--https-certificate-file="+c.CertFile,
 		"--https-certificate-key-file="+c.KeyFile,
 		// A fixed hostname makes iss and every discovered URL
-		// https://127.0.0.1:PORT whatever Host header a client sends.
-		"--hostname="+BaseURL(c),
+		// PublicURL whatever Host header a client sends.
+		"--hostname="+PublicURL(c),
 		"--cache=local",
 		"--log=console",
 		"--log-console-color=false",

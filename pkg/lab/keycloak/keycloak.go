@@ -21,9 +21,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 )
+
+// publicURLRE is a root URL on loopback: the only kind a lab serves.
+var publicURLRE = regexp.MustCompile(`^https://127\.0\.0\.1:[0-9]{1,5}$`)
 
 // Version is the keycloak-quarkus-dist version this package is written and
 // tested against.
@@ -53,6 +57,11 @@ type Config struct {
 	Java string
 	// HTTPSPort is the only port Keycloak listens on, at 127.0.0.1; required.
 	HTTPSPort int
+	// PublicURL is the root URL clients reach Keycloak at, when that is not
+	// BaseURL (the lab's fault proxy in front of it): the tokens' iss and
+	// every URL discovery names start with it. Default BaseURL. Keycloak
+	// is still configured and probed at BaseURL.
+	PublicURL string
 	// CertFile and KeyFile are the server's PEM certificate (chain) and key;
 	// required. The certificate must be valid for IP 127.0.0.1.
 	CertFile, KeyFile string
@@ -141,6 +150,9 @@ func (c Config) Validate() error {
 	if c.HTTPSPort <= 0 || c.HTTPSPort > 65535 {
 		bad("HTTPSPort", "must be 1-65535, got %d", c.HTTPSPort)
 	}
+	if c.PublicURL != "" && !publicURLRE.MatchString(c.PublicURL) {
+		bad("PublicURL", "must be https://127.0.0.1:PORT (no path), got %q", c.PublicURL)
+	}
 	if c.Realm == "master" {
 		bad("Realm", "must not be master: Configure replaces the realm")
 	}
@@ -189,10 +201,19 @@ func Prepare(c Config) error {
 // BaseURL is Keycloak's root URL, https://127.0.0.1:PORT.
 func BaseURL(c Config) string { return fmt.Sprintf("https://127.0.0.1:%d", c.HTTPSPort) }
 
-// IssuerURL is the realm's issuer, https://127.0.0.1:PORT/realms/REALM: the
-// value for oauth2-proxy's and kube-apiserver's --oidc-issuer-url.
+// PublicURL is the root URL clients reach Keycloak at: c.PublicURL, else
+// BaseURL.
+func PublicURL(c Config) string {
+	if c.PublicURL != "" {
+		return c.PublicURL
+	}
+	return BaseURL(c)
+}
+
+// IssuerURL is the realm's issuer, PublicURL/realms/REALM: the value for
+// oauth2-proxy's and kube-apiserver's --oidc-issuer-url.
 func IssuerURL(c Config) string {
-	return BaseURL(c) + "/realms/" + c.WithDefaults().Realm
+	return PublicURL(c) + "/realms/" + c.WithDefaults().Realm
 }
 
 // TokenURL is the realm's token endpoint.

@@ -65,6 +65,9 @@ func TestValidate(t *testing.T) {
 		{"relative home", func(c *Config) { c.Home = "keycloak" }, []string{`Home: must be an absolute path, got "keycloak"`}},
 		{"semicolon in data dir", func(c *Config) { c.DataDir = "/lab;AUTO_SERVER=TRUE" }, []string{"DataDir: must not contain ';'"}},
 		{"port too big", func(c *Config) { c.HTTPSPort = 70000 }, []string{"HTTPSPort: must be 1-65535, got 70000"}},
+		{"public url through a proxy", func(c *Config) { c.PublicURL = "https://127.0.0.1:9443" }, nil},
+		{"public url with a path", func(c *Config) { c.PublicURL = "https://127.0.0.1:9443/kc" }, []string{"PublicURL: must be https://127.0.0.1:PORT"}},
+		{"public url off loopback", func(c *Config) { c.PublicURL = "https://example.com:443" }, []string{"PublicURL: must be https://127.0.0.1:PORT"}},
 		{"master realm", func(c *Config) { c.Realm = "master" }, []string{"Realm: must not be master"}},
 		{"short lifespan", func(c *Config) { c.AccessTokenLifespan = time.Millisecond }, []string{"AccessTokenLifespan: must be at least 1s"}},
 		{"uppercase user", func(c *Config) { c.Users[0].Name = "Alice" }, []string{`Users[0].Name: must be lowercase`}},
@@ -99,6 +102,7 @@ func TestURLs(t *testing.T) {
 		{"issuer", IssuerURL(c), "https://127.0.0.1:18443/realms/authbench"},
 		{"token", TokenURL(c), "https://127.0.0.1:18443/realms/authbench/protocol/openid-connect/token"},
 		{"other realm", IssuerURL(Config{HTTPSPort: 1, Realm: "r"}), "https://127.0.0.1:1/realms/r"},
+		{"issuer through a proxy", IssuerURL(Config{HTTPSPort: 1, PublicURL: "https://127.0.0.1:2"}), "https://127.0.0.1:2/realms/authbench"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.got != tc.want {

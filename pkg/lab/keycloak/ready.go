@@ -21,11 +21,11 @@ func Ready(ctx context.Context, c Config) error {
 }
 
 func ready(ctx context.Context, hc *http.Client, c Config) error {
-	want := BaseURL(c) + "/realms/master"
+	want := PublicURL(c) + "/realms/master"
 	var doc struct {
 		Issuer string `json:"issuer"`
 	}
-	if err := do(ctx, hc, http.MethodGet, want+"/.well-known/openid-configuration", "", nil, &doc); err != nil {
+	if err := do(ctx, hc, http.MethodGet, BaseURL(c)+"/realms/master/.well-known/openid-configuration", "", nil, &doc); err != nil {
 		return fmt.Errorf("checking keycloak readiness: %w", err)
 	}
 	if doc.Issuer != want {

@@ -114,7 +114,7 @@ func notes(comps []lab.ComponentInfo, names []string) []string {
 			out = append(out, fmt.Sprintf("%s: Deployment %s/%s, container %s (hostNetwork %s)", c.Name, c.Namespace, d, ctr, c.URL))
 		}
 	}
-	out = append(out, "kube lab: a single-node Kubernetes "+toolcache.KubeVersion+" (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, containerd, kubelet) in a private PID + mount namespace; Keycloak runs outside the cluster, in the same namespace; pods are sampled through Prometheus scraping the kubelet's cAdvisor")
+	out = append(out, "kube lab: a single-node Kubernetes "+toolcache.KubeVersion+" (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, containerd, kubelet) in a private PID + mount namespace; Keycloak and the fault proxy (Toxiproxy) run outside the cluster, in the same namespace; the auth pods reach the kube-apiserver (KUBERNETES_SERVICE_HOST/PORT) and Keycloak through the fault proxy's links; pods are sampled through Prometheus scraping the kubelet's cAdvisor")
 	if has(names, stacks.Stack2x) {
 		out = append(out, "stack 2x: static bearer tokens from the kube-apiserver's --token-auth-file play OpenShift OAuth tokens")
 	}

@@ -34,19 +34,7 @@ func (r *upRun) deployAndCheck(ctx context.Context, cl *cluster.Cluster, kc keyc
 		return err
 	}
 	r.logf("stacks available at %.1fs", time.Since(t0).Seconds())
-	kcURL := ""
-	if kc.HTTPSPort > 0 {
-		kcURL = keycloak.IssuerURL(kc)
-	}
-	comps := components(r.cfg.Stacks, r.ports, r.refs, r.versions, cl.Ports.APIServer, kcURL)
-	for i := range comps {
-		comps[i].Standin = r.cfg.StandinRecord(comps[i].Name)
-		for _, l := range r.cfg.Limits {
-			if comps[i].Name == l.Component {
-				comps[i].Limit = l.String()
-			}
-		}
-	}
+	comps := r.components(cl, kc)
 	hc, err := labClient(r.certs.CA)
 	if err != nil {
 		return err
@@ -58,10 +46,15 @@ func (r *upRun) deployAndCheck(ctx context.Context, cl *cluster.Cluster, kc keyc
 	if err := waitScraped(ctx, hc, prom); err != nil {
 		return err
 	}
+	if err := r.applyClientRTT(ctx, r.links); err != nil {
+		return err
+	}
 	now := time.Now()
 	s := r.state
 	setLogs(r.dir, comps)
-	s.Components, s.Targets, s.Notes = comps, targets(r.cfg.Stacks, comps), append(notes(comps, r.cfg.Stacks), standinNotes(r.cfg, comps)...)
+	comps = append(comps, toxiproxyComponent(r.ports))
+	s.Components, s.Targets = comps, clientTargets(r.cfg, r.ports, targets(r.cfg.Stacks, comps))
+	s.Notes, s.Links = append(notes(comps, r.cfg.Stacks), standinNotes(r.cfg, comps)...), r.links
 	r.recordPool(s)
 	s.Authz = r.cfg.Authz()
 	s.Prometheus = &lab.LabPrometheus{URL: prom, Settle: promSettle}
@@ -78,6 +71,26 @@ func (r *upRun) deployAndCheck(ctx context.Context, cl *cluster.Cluster, kc keyc
 	}
 	r.logf("kube lab ready in %.1fs", time.Since(t0).Seconds())
 	return nil
+}
+
+// components are the lab's components with their stand-ins and limits.
+func (r *upRun) components(cl *cluster.Cluster, kc keycloak.Config) []lab.ComponentInfo {
+	kcURL := ""
+	if kc.HTTPSPort > 0 {
+		direct := kc
+		direct.PublicURL = "" // the component's own entry point, not the link's
+		kcURL = keycloak.IssuerURL(direct)
+	}
+	comps := components(r.cfg.Stacks, r.ports, r.refs, r.versions, cl.Ports.APIServer, kcURL)
+	for i := range comps {
+		comps[i].Standin = r.cfg.StandinRecord(comps[i].Name)
+		for _, l := range r.cfg.Limits {
+			if comps[i].Name == l.Component {
+				comps[i].Limit = l.String()
+			}
+		}
+	}
+	return comps
 }
 
 // recordPool names the token pool in the state (never a token): the
@@ -100,7 +113,8 @@ func (r *upRun) apply(ctx context.Context, c *deploy.Client, cl *cluster.Cluster
 	if err != nil {
 		return nil, err
 	}
-	overlay := &manifests.Lab{Ports: manifests.Ports{}, APIServerPort: cl.Ports.APIServer}
+	// The auth pods reach the kube-apiserver through the apiserver link.
+	overlay := &manifests.Lab{Ports: manifests.Ports{}, APIServerPort: r.ports[stacks.PortToxiproxyAPIServer]}
 	for n, p := range r.ports {
 		overlay.Ports[n] = p
 	}

@@ -7,8 +7,15 @@
 // Keycloak stays outside the cluster, the external OIDC provider it is in the
 // migration reports, but runs inside the cluster's PID and mount namespace (it
 // is started with nsenter once the namespace exists), so that a killed
-// supervisor ends it with the cluster. A Prometheus in the cluster scrapes the
-// kubelet's cAdvisor; the lab's scenario samples the pods through it.
+// supervisor ends it with the cluster. The fault proxy (Toxiproxy) runs
+// there too, from the tool cache: every auth pod reaches the kube-apiserver
+// through its apiserver link (the pods' KUBERNETES_SERVICE_HOST/PORT name
+// it), everyone reaches Keycloak through its keycloak link (Keycloak's
+// issuer is the link's address), and with --client-link or --client-rtt
+// the scenario's targets go through a client link per stack, as on the
+// processes platform; `lab fault` acts on them. A Prometheus in the
+// cluster scrapes the kubelet's cAdvisor; the lab's scenario samples the
+// pods through it.
 //
 // The composition root (pkg/cli) hands Platform{} to lab.Open.
 package kube

@@ -19,15 +19,17 @@ import (
 )
 
 // keycloakConfig is the lab's Keycloak, as the processes platform runs it:
-// the same realm, client, users and secrets.
-func keycloakConfig(dir string, port int, certs stacks.Certs, sec stacks.Secrets, lifespan time.Duration) (keycloak.Config, error) {
+// the same realm, client, users and secrets, and reached through the
+// keycloak link (its public URL) by everyone but the lab's own setup.
+func keycloakConfig(dir string, ports map[string]int, certs stacks.Certs, sec stacks.Secrets, lifespan time.Duration) (keycloak.Config, error) {
 	kcsh, err := toolcache.ToolPath(stacks.ProgramKeycloak)
 	if err != nil {
 		return keycloak.Config{}, err
 	}
 	c := keycloak.Config{
-		Home: filepath.Dir(filepath.Dir(kcsh)), DataDir: filepath.Join(dir, "data", stacks.Keycloak), HTTPSPort: port,
-		CertFile: certs.Server, KeyFile: certs.ServerKey, CAFile: certs.CA,
+		Home: filepath.Dir(filepath.Dir(kcsh)), DataDir: filepath.Join(dir, "data", stacks.Keycloak), HTTPSPort: ports[stacks.Keycloak],
+		PublicURL: keycloakPublicURL(ports),
+		CertFile:  certs.Server, KeyFile: certs.ServerKey, CAFile: certs.CA,
 		AdminUser: stacks.KeycloakAdminUser, Realm: stacks.OIDCRealm, ClientID: stacks.OIDCClientID,
 		AccessTokenLifespan: lifespan,
 	}

@@ -30,7 +30,8 @@ import (
 // of every stack, 3x-oauth's reviews counted from the audit log, the limit's
 // quota in the pod's cgroup, a closed-loop run whose findings name the
 // throttling from cAdvisor's counters through Prometheus, the limit lifted with
-// the migration reports' JSON patch, `kube deploy` against the lab's cluster,
+// the migration reports' JSON patch, a delay on the fault proxy's apiserver
+// link (`lab fault`), `kube deploy` against the lab's cluster,
 // and a down that leaves the host as it was.
 func TestKubeLab(t *testing.T) {
 	before := snapshot(t)
@@ -62,6 +63,7 @@ func TestKubeLab(t *testing.T) {
 			}
 		}
 	})
+	t.Run("fault apiserver", func(t *testing.T) { checkFaultAPIServer(t, hc, dir, s) })
 	t.Run("router", func(t *testing.T) { checkRouter(t, hc, dir, s) })
 	c := client(t, dir)
 	if q := quota(t, c, dir, "oauth2-proxy"); q != "5000/100000" {

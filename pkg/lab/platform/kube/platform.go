@@ -70,8 +70,8 @@ func (Platform) Ready(_ context.Context, dir string) (*lab.State, error) {
 	return s, nil
 }
 
-// Down stops the cluster (every pod, and Keycloak, which lives in its
-// namespace) and removes what the kubelet left in the host's cgroup
+// Down stops the cluster (every pod, and Keycloak and the fault proxy,
+// which live in its namespace) and removes what the kubelet left in the host's cgroup
 // hierarchies, also after a killed supervisor.
 func (Platform) Down(ctx context.Context, dir string, out io.Writer) error {
 	s, err := readState(dir)
@@ -88,6 +88,8 @@ func (Platform) Down(ctx context.Context, dir string, out io.Writer) error {
 		return fmt.Errorf("stopping the kube lab's cluster: %w", err)
 	}
 	waitClosed(s.Ports[stacks.Keycloak], 10*time.Second)
+	waitClosed(s.Ports[stacks.Toxiproxy], 10*time.Second)
+	endFaults(dir, out)
 	if cerr != nil {
 		fmt.Fprintf(out, "kube lab in %s was not running; cleaned up\n", dir)
 	} else {
@@ -97,6 +99,14 @@ func (Platform) Down(ctx context.Context, dir string, out io.Writer) error {
 		s.Phase = lab.PhaseStopped
 	}
 	return writeState(dir, s)
+}
+
+// endFaults logs the end of every fault in force: the fault proxy stopped
+// (or a previous lab's died) with them.
+func endFaults(dir string, out io.Writer) {
+	if err := lab.EndFaults(dir, time.Now()); err != nil {
+		fmt.Fprintf(out, "warning: %v\n", err)
+	}
 }
 
 func readState(dir string) (*lab.State, error) { return lab.ReadState(dir) }

@@ -46,7 +46,10 @@ type upRun struct {
 	versions map[string]string
 	// auditPolicy is the apiserver's audit policy file.
 	auditPolicy string
-	state       *lab.State
+	// links are the fault proxy's links, once the cluster's apiserver
+	// port is known.
+	links []lab.LinkInfo
+	state *lab.State
 }
 
 // Up starts the cluster, Keycloak in its namespace, the stacks and the
@@ -68,6 +71,8 @@ func (Platform) Up(ctx context.Context, dir string, o lab.UpOptions) (*lab.State
 	if err := r.start(ctx); err != nil {
 		_ = cluster.DownDir(context.Background(), ClusterDir(dir))
 		waitClosed(r.ports[stacks.Keycloak], 10*time.Second)
+		waitClosed(r.ports[stacks.Toxiproxy], 10*time.Second)
+		endFaults(dir, r.out)
 		r.state.Phase, r.state.Error = lab.PhaseFailed, err.Error()
 		_ = writeState(dir, r.state)
 		return nil, err
@@ -107,6 +112,8 @@ func (r *upRun) prepare() error {
 	if err := cluster.DownDir(context.Background(), ClusterDir(r.dir)); err != nil {
 		return fmt.Errorf("cleaning up after the previous kube lab: %w", err)
 	}
+	// The faults of a previous lab that died ended with its fault proxy.
+	endFaults(r.dir, r.out)
 	if r.certs, err = stacks.EnsureCerts(r.dir); err != nil {
 		return err
 	}
@@ -173,7 +180,7 @@ func limitable(names []string) []string {
 }
 
 func (r *upRun) allocatePorts() error {
-	names := []string{portPrometheus}
+	names := append([]string{portPrometheus}, toxiproxyPortNames(r.cfg)...)
 	for _, s := range r.cfg.Stacks {
 		names = append(names, stacks.PortNames(s)...)
 	}
@@ -234,7 +241,7 @@ func (r *upRun) start(ctx context.Context) error {
 	kc := make(chan error, 1)
 	var kcCfg keycloak.Config
 	if has(r.cfg.Stacks, stacks.Stack3x) {
-		if kcCfg, err = keycloakConfig(r.dir, r.ports[stacks.Keycloak], r.certs, r.sec, r.cfg.AccessTokenLifespan); err != nil {
+		if kcCfg, err = keycloakConfig(r.dir, r.ports, r.certs, r.sec, r.cfg.AccessTokenLifespan); err != nil {
 			return err
 		}
 		go func() { kc <- startKeycloak(ctx, r.dir, kcCfg) }()
@@ -247,6 +254,11 @@ func (r *upRun) start(ctx context.Context) error {
 		return fmt.Errorf("starting the lab's cluster: %w", err)
 	}
 	r.state.Supervisor = cl.PID1
+	r.links = links(r.cfg, r.ports, cl.Ports.APIServer)
+	if err := startToxiproxy(ctx, r.dir, cl.PID1, r.ports, r.links); err != nil {
+		return err
+	}
+	r.logf("fault proxy ready at %.1fs", time.Since(t0).Seconds())
 	if err := <-kc; err != nil {
 		return err
 	}

@@ -54,6 +54,7 @@ func portNames(c lab.Config) []string {
 	if c.Has(stacks.Stack3x) {
 		names = append(names, stacks.Keycloak)
 	}
+	names = append(names, toxiproxyPortNames(c)...)
 	for _, st := range c.Stacks {
 		names = append(names, stacks.PortNames(st)...)
 	}
@@ -98,7 +99,7 @@ func (b *builder) adminToken() string { return b.secrets.TokenFile(stacks.UserAd
 
 // specs builds every component of the configured stacks.
 func (b *builder) specs() ([]*spec, error) {
-	makers := []func() (*spec, error){b.etcd, b.apiserver}
+	makers := []func() (*spec, error){b.toxiproxy, b.etcd, b.apiserver}
 	if b.cfg.Has(stacks.Stack2x) {
 		makers = append(makers, b.echo(stacks.Echo2x), b.oauthProxy, b.haproxy)
 	}

@@ -24,7 +24,7 @@ func fakeTools(t *testing.T) {
 	standinExe = func() (string, error) { return "/usr/local/bin/authbench", nil }
 	versions := map[string]string{"http-echo": toolcache.HTTPEchoVersion, "oauth2-proxy": toolcache.OAuth2ProxyVersion,
 		"kube-rbac-proxy": toolcache.KubeRBACProxyVersion, "kube-apiserver": toolcache.KubeAPIServerVersion,
-		"keycloak": toolcache.KeycloakVersion}
+		"keycloak": toolcache.KeycloakVersion, "toxiproxy-server": toolcache.ToxiproxyVersion}
 	lookupTool = func(name string) (string, error) {
 		v, pinned := versions[name]
 		switch {

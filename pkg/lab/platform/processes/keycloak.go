@@ -8,9 +8,9 @@ import (
 	"github.com/authbench/authbench/pkg/stacks"
 )
 
-// issuerURL is the lab realm's OIDC issuer.
+// issuerURL is the lab realm's OIDC issuer, through the keycloak link.
 func (b *builder) issuerURL() string {
-	return b.url("https", stacks.Keycloak, "/realms/"+stacks.OIDCRealm)
+	return b.keycloakPublicURL() + "/realms/" + stacks.OIDCRealm
 }
 
 // keycloakConfig is the lab's Keycloak without its secrets, which prepare
@@ -21,7 +21,7 @@ func (b *builder) keycloakConfig(home string) keycloak.Config {
 		users = append(users, keycloak.User{Name: u})
 	}
 	return keycloak.Config{
-		Home: home, DataDir: b.path("data", stacks.Keycloak), HTTPSPort: b.ports[stacks.Keycloak],
+		Home: home, DataDir: b.path("data", stacks.Keycloak), HTTPSPort: b.ports[stacks.Keycloak], PublicURL: b.keycloakPublicURL(),
 		CertFile: b.certs.Server, KeyFile: b.certs.ServerKey, CAFile: b.certs.CA,
 		AdminUser: stacks.KeycloakAdminUser, Realm: stacks.OIDCRealm, ClientID: stacks.OIDCClientID,
 		Users: users, AccessTokenLifespan: b.cfg.AccessTokenLifespan,

@@ -54,6 +54,7 @@ func serve(ctx context.Context, dir string, out io.Writer, onReady func(*lab.Sta
 	if n := s.killLeftovers(); n > 0 {
 		s.logf("killed %d process(es) left by a previous lab in %s", n, dir)
 	}
+	s.endFaults()
 	s.state = &lab.State{Dir: dir, Phase: lab.PhaseStarting, Supervisor: os.Getpid(), Started: time.Now(), Stacks: cfg.Stacks}
 	s.logf("starting the lab in %s: stacks %s (supervisor pid %d)", dir, strings.Join(cfg.Stacks, ", "), os.Getpid())
 	if err := s.start(ctx); err != nil {
@@ -79,6 +80,7 @@ func serve(ctx context.Context, dir string, out io.Writer, onReady func(*lab.Sta
 	s.logf("stopping the lab")
 	s.update(func(st *lab.State) { st.Phase = lab.PhaseStopping })
 	s.stopAll()
+	s.endFaults()
 	s.update(func(st *lab.State) { st.Phase = lab.PhaseStopped })
 	s.logf("lab stopped")
 	return nil
@@ -95,6 +97,14 @@ type supervisor struct {
 	procs    map[string]*proc.Proc
 	cgroups  bool
 	stopping atomic.Bool
+}
+
+// endFaults logs the end of every fault in force: the fault proxy stopped
+// (or a previous lab's died) with them.
+func (s *supervisor) endFaults() {
+	if err := lab.EndFaults(s.dir, time.Now()); err != nil {
+		s.logf("warning: %v", err)
+	}
 }
 
 func (s *supervisor) logf(format string, args ...any) {
@@ -141,6 +151,9 @@ func (s *supervisor) start(ctx context.Context) error {
 		return err
 	}
 	if err := s.runGraph(ctx, b, specs); err != nil {
+		return err
+	}
+	if err := s.applyClientRTT(ctx, b); err != nil {
 		return err
 	}
 	scen, err := lab.ScenarioYAML(s.state)
@@ -218,7 +231,8 @@ func (s *supervisor) plan() (*builder, []*spec, error) {
 			c.Status, c.Exe = lab.StatusStarting, sp.argv[0]
 			st.Components = append(st.Components, c)
 		}
-		st.Targets = stackTargets(s.cfg, specs)
+		st.Targets = b.clientTargets(stackTargets(s.cfg, specs))
+		st.Links = b.links()
 		st.Notes = labNotes(s.cfg, specs)
 		st.Authz = s.cfg.Authz()
 		if s.cfg.TokenPool > 0 {

@@ -72,7 +72,8 @@ func (b *builder) apiserver() (*spec, error) {
 		ComponentInfo: b.info(stacks.APIServer, bin),
 		argv:          argv,
 		ports:         portsOf(stacks.APIServer),
-		after:         []string{stacks.Etcd},
+		// Its OIDC authenticator reaches Keycloak through the fault proxy.
+		after: []string{stacks.Etcd, stacks.Toxiproxy},
 		prepare: func() error {
 			_ = os.Remove(audit)
 			_, err := stacks.WriteAuditPolicy(b.dir)

@@ -46,7 +46,7 @@ func (b *builder) rbacProxy(name, backend string) (*spec, error) {
 			"--config-file=" + config,
 			"--v=0"},
 		ports: portsOf(name),
-		after: []string{stacks.APIServer, backend},
+		after: []string{stacks.APIServer, stacks.Toxiproxy, backend},
 		prepare: func() error {
 			if err := stacks.RenderTo(kubeconfig, stacks.ConfigKubeconfig, b.kubeconfig(name)); err != nil {
 				return err
@@ -65,9 +65,10 @@ func (b *builder) rbacProxy(name, backend string) (*spec, error) {
 // in the lab's namespace, which the RBAC objects let alice read.
 var rbacAuthz = stacks.RBACProxyAuthz{Namespace: stacks.Namespace, EchoService: stacks.EchoService}
 
-// kubeconfig is the kubeconfig of the lab identity named name.
+// kubeconfig is the kubeconfig of the lab identity named name: the
+// kube-apiserver through the fault proxy's apiserver link.
 func (b *builder) kubeconfig(name string) stacks.Kubeconfig {
-	return stacks.Kubeconfig{Server: b.url("https", stacks.APIServer, ""), CA: b.certs.CA,
+	return stacks.Kubeconfig{Server: b.apiserverURL(), CA: b.certs.CA,
 		User: name, TokenFile: b.secrets.TokenFile(name)}
 }
 

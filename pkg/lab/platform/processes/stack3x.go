@@ -84,7 +84,7 @@ func (b *builder) oauth2Proxy() (*spec, error) {
 			"--redirect-url=" + b.url("https", stacks.Envoy, "/oauth2/callback")},
 			stacks.OAuth2ProxyArgs...),
 		ports: portsOf(stacks.OAuth2Proxy),
-		after: []string{stacks.Keycloak},
+		after: []string{stacks.Keycloak, stacks.Toxiproxy},
 		ready: func(ctx context.Context) error { return probe(ctx, b.client, u+"/ping", "", "", 200) },
 	}
 	s.prepare = func() error {

@@ -47,7 +47,7 @@ func (b *builder) standin(name, backend, mode string) (*spec, error) {
 		argv:          []string{exe, "lab", "standin"},
 		env:           []string{standin.Env + "=" + env},
 		ports:         portsOf(name),
-		after:         []string{stacks.APIServer, backend},
+		after:         []string{stacks.APIServer, stacks.Toxiproxy, backend},
 		prepare: func() error {
 			if err := c.Validate(); err != nil {
 				return err
