@@ -3,10 +3,12 @@
 # one http-echo on 127.0.0.1, the tools interleaved round by round so that a
 # noisy, shared machine hits each alike.
 #
-#   closed loop: authbench (bench/load_attack), hey, wrk -t2, oha, each for
-#                SECS at -c C: median req/s, client CPU per request (the
-#                process's user+system rusage over its requests), p50/p90/p99
-#                and the ratios to the faster of wrk and oha.
+#   closed loop: authbench (bench/load_attack, the I/O path it picks),
+#                authbench-netpoll (the same forced onto Go's netpoller, the
+#                path TLS takes), hey, wrk -t2, oha, each for SECS at -c C:
+#                median req/s, client CPU per request (the process's
+#                user+system rusage over its requests), p50/p90/p99 and the
+#                ratios to the faster of wrk and oha.
 #   open loop:   authbench vs vegeta on a grid of rates and connection counts,
 #                uncorrected latency (from the actual send) p50/p90/p99 and
 #                the agreement criterion: each within 1.5 x vegeta's + 0.15 ms.
@@ -83,6 +85,7 @@ if [ "$ONLY" != open ]; then
   say "closed loop: ${SECS}s per tool, -c $C, $ROUNDS rounds"
   for r in $(seq "$ROUNDS"); do
     run authbench closed 0 "$C" "$r" -- "$LA" -json -url "$URL" -z "${SECS}s" -c "$C"
+    run authbench-netpoll closed 0 "$C" "$r" -- "$LA" -json -io netpoll -url "$URL" -z "${SECS}s" -c "$C"
     run hey closed 0 "$C" "$r" -- hey -z "${SECS}s" -c "$C" "$URL"
     run wrk closed 0 "$C" "$r" -- wrk -t2 -c"$C" -d"${SECS}s" --latency "$URL"
     run oha closed 0 "$C" "$r" -- "$OHA" --no-tui --output-format json -z "${SECS}s" -c "$C" "$URL"

@@ -37,6 +37,7 @@ func main() {
 		z     = flag.Duration("z", 0, "duration (takes precedence over -n)")
 		q     = flag.Float64("q", 0, "total rate in req/s (open model)")
 		std   = flag.Bool("std", false, "use net/http instead of the fast HTTP/1.1 client")
+		io    = flag.String("io", "", "force the HTTP/1.1 client's I/O path: epoll or netpoll (default: the fastest allowed)")
 		serve = flag.Bool("serve", false, "run as the hello server (internal)")
 		js    = flag.Bool("json", false, "print the result as JSON (for bench/compare.sh)")
 		prof  = flag.String("cpuprofile", "", "write a CPU profile of the attack to this file")
@@ -59,6 +60,12 @@ func main() {
 	if *std {
 		opts = append(opts, load.WithStdClient())
 	}
+	path, err := load.ParseIOPath(*io)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	opts = append(opts, load.WithIOPath(path))
 	a, err := load.NewAttacker(plan.Client{Timeout: plan.DefaultTimeout}, opts...)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -88,6 +95,7 @@ func main() {
 		return
 	}
 	fmt.Printf("requests %d successes %d in %.2fs: %.0f req/s; errors %v %v\n", r.Requests, r.Successes, r.DurationS, r.ThroughputRPS, r.Errors, r.ErrorSamples)
+	fmt.Printf("io path %s\n", m.IOPath())
 	fmt.Printf("client cpu %.2fs = %.2f µs/request\n", cpu.Seconds(), float64(cpu.Microseconds())/float64(max(r.Requests, 1)))
 	fmt.Printf("latency ms: p50 %.3f p90 %.3f p99 %.3f p99.9 %.3f max %.3f\n", r.Latency.P50, r.Latency.P90, r.Latency.P99, r.Latency.P999, r.Latency.Max)
 	if r.AchievedRPS != nil {

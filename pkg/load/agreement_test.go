@@ -21,16 +21,30 @@ import (
 // reference's within noise. The engine once added a millisecond-wide tail of
 // its own making here (p90 1 ms against 0.3 ms): its precise sleep held the
 // thread and its P, starving the goroutines reading responses.
+//
+// Each I/O path runs the schedule, start+k/rate for k < rate x duration, as
+// the reference does, and must send and count exactly that many requests.
 func TestOpenLoopAgreesWithNetHTTP(t *testing.T) {
 	if testing.Short() {
 		t.Skip("timing agreement test")
 	}
-	s, _ := countingServer(t)
+	for _, path := range paths {
+		t.Run(string(path), func(t *testing.T) { testOpenLoopAgreesWithNetHTTP(t, path) })
+	}
+}
+
+func testOpenLoopAgreesWithNetHTTP(t *testing.T, path IOPath) {
+	s, served := countingServer(t)
 	const rate, conns, dur, rounds = 2000, 50, 1000 * time.Millisecond, 5
+	want := int64(rate * dur.Seconds())
 	var eng, ref [2][]float64 // p90, p99 per round, ms
 	for range rounds {
-		a := attacker(t, plan.Client{})
-		_, r := runAttack(t, a, Request{URL: s.URL}, Spec{Rate: rate, Duration: dur, Concurrency: conns})
+		a := attacker(t, plan.Client{}, WithIOPath(path))
+		before := served.Load()
+		_, r := runAttack(t, a, Request{URL: s.URL}, Spec{Rate: rate, Requests: want, Concurrency: conns})
+		if got := served.Load() - before; r.Requests != want || r.Successes != want || got != want {
+			t.Errorf("requests %d successes %d, server saw %d, want %d each", r.Requests, r.Successes, got, want)
+		}
 		u := r.LatencyUncorrected
 		eng[0], eng[1] = append(eng[0], u.P90), append(eng[1], u.P99)
 		p90, p99 := netHTTPOpenLoop(t, s.URL, rate, conns, dur)

@@ -51,6 +51,7 @@ type attack struct {
 	stop        atomic.Bool // ctx is done: start nothing new
 	interrupted atomic.Bool // a worker stopped early because of it
 	workers     []*worker
+	path        IOPath // the I/O path the attack runs on
 }
 
 // Attack sends r under the load s and measures it. Failures of requests
@@ -62,7 +63,7 @@ func (a *Attacker) Attack(ctx context.Context, r Request, s Spec, opts ...Attack
 	for _, o := range opts {
 		o(&cfg)
 	}
-	at := &attack{a: a, ctx: ctx, done: ctx.Done(), r: r, s: s, open: s.open()}
+	at := &attack{a: a, ctx: ctx, done: ctx.Done(), r: r, s: s, open: s.open(), path: IONetHTTP}
 	switch {
 	case s.staged():
 		at.sched = newSchedule(s.Stages, s.Stride, s.Slot)
@@ -77,7 +78,7 @@ func (a *Attacker) Attack(ctx context.Context, r Request, s Spec, opts ...Attack
 
 func (at *attack) run(cfg attackConfig) *Metrics {
 	m := newMetrics(at.s)
-	mk, setupErr := at.doers()
+	mk, evTarget, setupErr := at.doers()
 	m.err = setupErr
 	n := at.s.workers()
 	if at.s.empty() {
@@ -100,34 +101,43 @@ func (at *attack) run(cfg attackConfig) *Metrics {
 	}
 	col := newCollector(at, cfg)
 	go col.run()
-	var wg sync.WaitGroup
-	for _, w := range at.workers {
-		wg.Go(w.run)
+	if evTarget != nil {
+		runLoops(at, evTarget)
+	} else {
+		var wg sync.WaitGroup
+		for _, w := range at.workers {
+			wg.Go(w.run)
+		}
+		wg.Wait()
 	}
-	wg.Wait()
 	end := now()
 	col.finish(end)
 	m.fill(at, col, end)
 	return m
 }
 
-// doers returns the constructor of each worker's client. A request that
-// cannot be built fails every request with the reason, as data.
-func (at *attack) doers() (func(*phaseSet) doer, error) {
+// doers returns the constructor of each worker's client, and the target
+// when the attack runs on event loops instead (no doer then). A request
+// that cannot be built fails every request with the reason, as data.
+func (at *attack) doers() (func(*phaseSet) doer, *target, error) {
 	if at.a.useStd() {
 		if _, err := newStd(at.a, at.r, &phaseSet{}); err != nil {
-			return func(*phaseSet) doer { return failDoer{err} }, err
+			return func(*phaseSet) doer { return failDoer{err} }, nil, err
 		}
 		return func(ph *phaseSet) doer {
 			d, _ := newStd(at.a, at.r, ph)
 			return d
-		}, nil
+		}, nil, nil
 	}
 	t, err := newTarget(at.a, at.r)
 	if err != nil {
-		return func(*phaseSet) doer { return failDoer{err} }, err
+		return func(*phaseSet) doer { return failDoer{err} }, nil, err
 	}
-	return func(ph *phaseSet) doer { return newH1(at.a, t, ph) }, nil
+	at.path = at.a.ioPath(t)
+	if at.path == IOEpoll {
+		return func(*phaseSet) doer { return nil }, t, nil
+	}
+	return func(ph *phaseSet) doer { return newH1(at.a, t, ph) }, nil, nil
 }
 
 // failDoer fails every request with the setup error.
@@ -139,6 +149,20 @@ func (failDoer) release()                        {}
 // next blocks until worker w may send its next request and returns the
 // request's intended send time (open model). False means stop.
 func (at *attack) next(w *worker) (int64, bool) {
+	t, ok := at.reserve(w)
+	if !ok || !at.open {
+		return t, ok
+	}
+	if !w.waitUntil(t) {
+		at.interrupted.Store(true)
+		return 0, false
+	}
+	return t, true
+}
+
+// reserve is next without the wait: it claims worker w's next request and
+// returns its intended send time (open model), which may lie ahead.
+func (at *attack) reserve(w *worker) (int64, bool) {
 	if at.stop.Load() {
 		at.interrupted.Store(true)
 		return 0, false
@@ -150,7 +174,7 @@ func (at *attack) next(w *worker) (int64, bool) {
 		return 0, at.seq.Add(1) <= at.s.Requests
 	}
 	if at.sched != nil {
-		return at.nextStaged(w)
+		return at.reserveStaged(w)
 	}
 	k := at.seq.Add(1) - 1
 	t := at.intended(k)
@@ -162,29 +186,20 @@ func (at *attack) next(w *worker) (int64, bool) {
 		// as wrk2 and vegeta do; Metrics.Unsent counts it.
 		return 0, false
 	}
-	if !w.waitUntil(t) {
-		at.interrupted.Store(true)
-		return 0, false
-	}
 	return t, true
 }
 
-// nextStaged is next on a staged schedule: this attack's next slot, the
-// stage it belongs to kept by the worker for its per-stage figures.
-func (at *attack) nextStaged(w *worker) (int64, bool) {
+// reserveStaged is reserve on a staged schedule: this attack's next slot,
+// the stage it belongs to kept by the worker for its per-stage figures.
+func (at *attack) reserveStaged(w *worker) (int64, bool) {
 	off, stage, ok := at.sched.at(at.sched.global(at.seq.Add(1) - 1))
 	if !ok || now() >= at.end {
 		// As in a timed attack at one rate, a backlog still unsent at the
 		// end is abandoned and counted unsent.
 		return 0, false
 	}
-	t := at.start + off
-	if !w.waitUntil(t) {
-		at.interrupted.Store(true)
-		return 0, false
-	}
 	w.stage = stage
-	return t, true
+	return at.start + off, true
 }
 
 // intended is the open model's schedule: request k is due at start+k/Rate.

@@ -24,6 +24,7 @@ type Attacker struct {
 	tls       *tls.Config
 	userAgent string
 	stdOnly   bool
+	path      IOPath
 	std       *http.Client
 	pool      connPool
 }

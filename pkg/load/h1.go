@@ -97,11 +97,13 @@ func (c *h1) do(token string, start int64) (int, error) {
 // when it can tell (errServerClosedIdle); a closed or reset connection with
 // nothing read is the same case found a moment later. A timeout is not: the
 // server may be working on the request.
-func (c *h1) resendable(err error) bool {
+func (c *h1) resendable(err error) bool { return resendable(c.t, err) }
+
+func resendable(t *target, err error) bool {
 	switch {
 	case isTimeout(err):
 		return false
-	case c.t.replayable, errors.Is(err, errServerClosedIdle):
+	case t.replayable, errors.Is(err, errServerClosedIdle):
 		return true
 	}
 	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
@@ -210,16 +212,22 @@ func (c *h1) use(nc net.Conn, used int) {
 }
 
 func (c *h1) resolve(deadline time.Time) ([]netip.Addr, error) {
-	if ip, err := netip.ParseAddr(c.t.host); err == nil {
+	return resolveHost(c.t, c.ph, deadline)
+}
+
+// resolveHost returns t's addresses: its IP, or the resolver's answer,
+// timed as the DNS phase.
+func resolveHost(t *target, ph *phaseSet, deadline time.Time) ([]netip.Addr, error) {
+	if ip, err := netip.ParseAddr(t.host); err == nil {
 		return []netip.Addr{ip}, nil
 	}
 	t0 := now()
 	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
-	addrs, err := net.DefaultResolver.LookupNetIP(ctx, "ip", c.t.host)
-	c.ph[phaseDNS].add(now() - t0)
+	addrs, err := net.DefaultResolver.LookupNetIP(ctx, "ip", t.host)
+	ph[phaseDNS].add(now() - t0)
 	if err == nil && len(addrs) == 0 {
-		err = &net.DNSError{Err: "no such host", Name: c.t.host, IsNotFound: true}
+		err = &net.DNSError{Err: "no such host", Name: t.host, IsNotFound: true}
 	}
 	return addrs, err
 }

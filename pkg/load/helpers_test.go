@@ -22,8 +22,13 @@ var clients = []struct {
 	opts []Option
 }{
 	{"fast", nil},
+	{"netpoll", []Option{WithIOPath(IONetpoll)}},
+	{"epoll", []Option{WithIOPath(IOEpoll)}},
 	{"std", []Option{WithStdClient()}},
 }
+
+// paths are the HTTP/1.1 client's I/O paths this machine can force.
+var paths = []IOPath{IONetpoll, IOEpoll}
 
 // countingServer answers 200 "hello" and counts requests.
 func countingServer(t *testing.T) (*httptest.Server, *atomic.Int64) {

@@ -99,12 +99,18 @@ func asNetError(err error, ne *net.Error) bool {
 // an unsolicited 408 while they are idle: every request must be answered
 // 200 exactly once, none counted as reset, no 408 counted as an answer.
 func TestIdleConnectionsClosedByServer(t *testing.T) {
+	for _, path := range paths {
+		t.Run(string(path), func(t *testing.T) { testIdleConnectionsClosedByServer(t, path) })
+	}
+}
+
+func testIdleConnectionsClosedByServer(t *testing.T, path IOPath) {
 	const idle = 30 * time.Millisecond
 	for _, how := range []string{"close", "rst", "408"} {
 		for _, method := range []string{http.MethodGet, http.MethodPost} {
 			t.Run(how+"/"+method+"/open", func(t *testing.T) {
 				s := newIdleServer(t, how, idle, 0)
-				a := attacker(t, plan.Client{})
+				a := attacker(t, plan.Client{}, WithIOPath(path))
 				// 20 req/s on one connection: it idles 50 ms, past the timeout, before each send.
 				r := Request{Method: method, URL: s.url(), Body: []byte("grant_type=x")}
 				_, res := runAttack(t, a, r, Spec{Rate: 20, Requests: 6, Concurrency: 1})
@@ -112,7 +118,7 @@ func TestIdleConnectionsClosedByServer(t *testing.T) {
 			})
 			t.Run(how+"/"+method+"/closed-with-pause", func(t *testing.T) {
 				s := newIdleServer(t, how, idle, 0)
-				a := attacker(t, plan.Client{})
+				a := attacker(t, plan.Client{}, WithIOPath(path))
 				r := Request{Method: method, URL: s.url(), Body: []byte("grant_type=x")}
 				var status map[string]int64
 				var errs map[string]int64
@@ -129,7 +135,7 @@ func TestIdleConnectionsClosedByServer(t *testing.T) {
 	}
 	t.Run("close-after-3/POST/closed", func(t *testing.T) {
 		s := newIdleServer(t, "close", time.Minute, 3)
-		a := attacker(t, plan.Client{})
+		a := attacker(t, plan.Client{}, WithIOPath(path))
 		_, res := runAttack(t, a, Request{Method: http.MethodPost, URL: s.url(), Body: []byte("x")}, Spec{Requests: 60, Concurrency: 2})
 		assertAllAnswered(t, res.Status, res.Errors, res.ErrorSamples, s, 60)
 	})

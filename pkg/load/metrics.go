@@ -27,6 +27,7 @@ type Metrics struct {
 	unsent   int64
 	logErr   error
 	err      error
+	path     IOPath
 }
 
 func newMetrics(s Spec) *Metrics {
@@ -40,6 +41,7 @@ func (m *Metrics) fill(at *attack, c *collector, end int64) {
 	}
 	m.hist, m.uhist, m.lag, m.series = c.total, c.utotal, c.lag, c.series
 	m.partial = at.interrupted.Load()
+	m.path = at.path
 	m.stages = at.stageMetrics(end, m.partial)
 	if c.hlog != nil {
 		m.logErr = c.hlog.err
@@ -53,6 +55,9 @@ func (m *Metrics) fill(at *attack, c *collector, end int64) {
 		}
 	}
 }
+
+// IOPath is the I/O path the attack ran on.
+func (m *Metrics) IOPath() IOPath { return m.path }
 
 // Result summarises the attack. Target, Iteration, HistogramFile and
 // Components are left to the caller.
@@ -82,6 +87,7 @@ func (m *Metrics) Result() results.Result {
 		Status:    map[string]int64{},
 		Errors:    map[string]int64{},
 		Phases:    t.phases.result(),
+		IOPath:    string(m.path),
 	}
 	if t.requests > 0 {
 		r.SuccessRate = float64(t.successes) / float64(t.requests)

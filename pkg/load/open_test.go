@@ -20,30 +20,37 @@ func TestOpenHoldsRate(t *testing.T) {
 		{"requests", Spec{Rate: 400, Requests: 200, Concurrency: 10}, 200},
 		{"duration", Spec{Rate: 400, Duration: 500 * time.Millisecond, Concurrency: 10}, 200},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			s, served := countingServer(t)
-			a := attacker(t, plan.Client{})
-			start := time.Now()
-			_, r := runAttack(t, a, Request{URL: s.URL}, tc.spec)
-			took := time.Since(start)
-			if r.Requests != tc.want || served.Load() != tc.want {
-				t.Errorf("requests %d, server saw %d, want %d", r.Requests, served.Load(), tc.want)
-			}
-			// 200 requests at 400/s: the last is due at 497.5ms.
-			if took < 490*time.Millisecond || took > 1500*time.Millisecond {
-				t.Errorf("took %s, want about 500ms", took)
-			}
-			if r.Model != plan.Open || r.TargetRPS != 400 || r.AchievedRPS == nil || r.LateSends == nil || r.LatencyUncorrected == nil {
-				t.Fatalf("open-model fields missing: %+v", r)
-			}
-			// Loose: a loaded CI box can be late; precision is benchmarked.
-			if *r.AchievedRPS < 300 || *r.AchievedRPS > 420 {
-				t.Errorf("achieved %.1f req/s, want about 400", *r.AchievedRPS)
-			}
-			if r.Latency.P50 < r.LatencyUncorrected.P50 {
-				t.Errorf("corrected p50 %g below uncorrected %g", r.Latency.P50, r.LatencyUncorrected.P50)
-			}
-		})
+		for _, path := range paths {
+			t.Run(tc.name+"/"+string(path), func(t *testing.T) { testOpenHoldsRate(t, path, tc.spec, tc.want) })
+		}
+	}
+}
+
+func testOpenHoldsRate(t *testing.T, path IOPath, spec Spec, want int64) {
+	s, served := countingServer(t)
+	a := attacker(t, plan.Client{}, WithIOPath(path))
+	start := time.Now()
+	_, r := runAttack(t, a, Request{URL: s.URL}, spec)
+	took := time.Since(start)
+	if r.Requests != want || served.Load() != want {
+		t.Errorf("requests %d, server saw %d, want %d", r.Requests, served.Load(), want)
+	}
+	// 200 requests at 400/s: the last is due at 497.5ms.
+	if took < 490*time.Millisecond || took > 1500*time.Millisecond {
+		t.Errorf("took %s, want about 500ms", took)
+	}
+	if r.Model != plan.Open || r.TargetRPS != 400 || r.AchievedRPS == nil || r.LateSends == nil || r.LatencyUncorrected == nil {
+		t.Fatalf("open-model fields missing: %+v", r)
+	}
+	// Loose: a loaded CI box can be late; precision is benchmarked.
+	if *r.AchievedRPS < 300 || *r.AchievedRPS > 420 {
+		t.Errorf("achieved %.1f req/s, want about 400", *r.AchievedRPS)
+	}
+	if r.Latency.P50 < r.LatencyUncorrected.P50 {
+		t.Errorf("corrected p50 %g below uncorrected %g", r.Latency.P50, r.LatencyUncorrected.P50)
+	}
+	if r.IOPath != string(path) {
+		t.Errorf("ran on %q, want %q", r.IOPath, path)
 	}
 }
 

@@ -103,25 +103,36 @@ func (w *worker) run() {
 
 // one sends a request whose intended send time is intended (open model).
 func (w *worker) one(intended int64) {
-	var token string
-	if src := w.at.r.Token; src != nil {
-		t, err := src.Token(w.at.ctx)
-		if err != nil {
-			if w.at.ctx.Err() != nil {
-				w.at.interrupted.Store(true) // not a failure: we stopped
-				return
-			}
-			// Due and failed before reaching the target, like a refused
-			// connection: a failed request, not an unsent one.
-			end := now()
-			w.record(intended, end, end, 0, &tokenError{err})
-			return
-		}
-		token = t
+	token, ok := w.token(intended)
+	if !ok {
+		return
 	}
 	sent := now()
 	status, err := w.doer.do(token, sent)
 	w.record(intended, sent, now(), status, err)
+}
+
+// token asks the request's token source for the next request's token.
+// False means nothing is to be sent: the attack stopped, or the source
+// failed and the request is recorded as failed.
+func (w *worker) token(intended int64) (string, bool) {
+	src := w.at.r.Token
+	if src == nil {
+		return "", true
+	}
+	t, err := src.Token(w.at.ctx)
+	if err != nil {
+		if w.at.ctx.Err() != nil {
+			w.at.interrupted.Store(true) // not a failure: we stopped
+			return "", false
+		}
+		// Due and failed before reaching the target, like a refused
+		// connection: a failed request, not an unsent one.
+		end := now()
+		w.record(intended, end, end, 0, &tokenError{err})
+		return "", false
+	}
+	return t, true
 }
 
 // record counts one request. Latency is recorded for answered requests only

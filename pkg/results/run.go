@@ -111,8 +111,11 @@ type Result struct {
 	Target    string     `json:"target"`
 	Iteration int        `json:"iteration"` // 1-based
 	Model     plan.Model `json:"model"`
-	Start     time.Time  `json:"start"`
-	End       time.Time  `json:"end"`
+	// IOPath is how the load engine reached the socket (epoll, netpoll,
+	// net/http), when it says.
+	IOPath string    `json:"io_path,omitempty"`
+	Start  time.Time `json:"start"`
+	End    time.Time `json:"end"`
 	// Requests completed (answered or failed); Successes are HTTP < 400.
 	Requests    int64   `json:"requests"`
 	Successes   int64   `json:"successes"`

@@ -25,7 +25,11 @@ func NewLocal() *Local { return &Local{} }
 // Prepare builds one request per target. Token sources are shared
 // between targets with the same spec: one OIDC login, one command run.
 func (l *Local) Prepare(ctx context.Context, client plan.Client, targets []plan.Target) error {
-	a, err := load.NewAttacker(client)
+	path, err := load.IOPathFromEnv()
+	if err != nil {
+		return err
+	}
+	a, err := load.NewAttacker(client, load.WithIOPath(path))
 	if err != nil {
 		return fmt.Errorf("preparing http client: %w", err)
 	}

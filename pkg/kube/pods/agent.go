@@ -72,7 +72,11 @@ func (a *agent) prepare(ctx context.Context, path string) error {
 	if a.api, err = kubeapi.InCluster(a.cfg.Server); err != nil {
 		return err
 	}
-	if a.attacker, err = load.NewAttacker(a.cfg.Client); err != nil {
+	io, err := load.IOPathFromEnv()
+	if err != nil {
+		return err
+	}
+	if a.attacker, err = load.NewAttacker(a.cfg.Client, load.WithIOPath(io)); err != nil {
 		return fmt.Errorf("preparing http client: %w", err)
 	}
 	for _, t := range a.cfg.Targets {

@@ -30,6 +30,7 @@ func mergeResults(rs []results.Result, answered []int64, total, utotal *hdr.Hist
 		}
 		out.Requests += r.Requests
 		out.Successes += r.Successes
+		out.IOPath = mergeIOPath(out.IOPath, r.IOPath, i)
 		addCounts(out.Status, r.Status)
 		addCounts(out.Errors, r.Errors)
 		if len(r.Answers) > 0 {
@@ -135,4 +136,12 @@ func mergePhases(dst *results.Phases, src results.Phases) {
 		d.Mean = (d.Mean*float64(d.Count) + s.Mean*float64(s.Count)) / float64(d.Count+s.Count)
 		d.Count += s.Count
 	}
+}
+
+// mergeIOPath is the path every pod's engine ran on, or "mixed".
+func mergeIOPath(merged, pod string, i int) string {
+	if i == 0 || merged == pod {
+		return pod
+	}
+	return "mixed"
 }
