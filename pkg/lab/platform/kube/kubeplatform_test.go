@@ -3,6 +3,7 @@ package kube
 import (
 	"fmt"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -246,5 +247,19 @@ func TestGatewayEndpoints(t *testing.T) {
 	}
 	if _, err := gatewayEndpoints("/lab", stacks.HAProxy, ports, count); err == nil {
 		t.Error("HAProxy as a gateway: no error")
+	}
+}
+
+func TestOwnPods(t *testing.T) {
+	s := &lab.State{Components: []lab.ComponentInfo{{Name: stacks.OAuthProxy, Pod: "http-echo-2x-.*"}}}
+	ownPods(s, stacks.OAuthProxy)
+	if p := s.Components[0].Pod; p != "http-echo-2x-.*" {
+		t.Errorf("one replica: pod %s", p)
+	}
+	s.Components = append(s.Components, lab.ComponentInfo{Name: "oauth-proxy-r2", ReplicaOf: stacks.OAuthProxy})
+	ownPods(s, stacks.OAuthProxy)
+	re := regexp.MustCompile("^(?:" + s.Components[0].Pod + ")$")
+	if !re.MatchString("http-echo-2x-7d9f8c6b5-x2k4q") || re.MatchString("oauth-proxy-r2-7d9f8c6b5-x2k4q") || re.MatchString("http-echo-2x-r2-7d9f8c6b5-x2k4q") {
+		t.Errorf("two replicas: pod pattern %s", re)
 	}
 }

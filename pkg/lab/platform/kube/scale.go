@@ -87,6 +87,7 @@ func scale(ctx context.Context, c *deploy.Client, dir string, s *lab.State, scal
 		if have != sc.Replicas {
 			fronts[front.Name] = true
 		}
+		ownPods(s, base.Name)
 	}
 	for f := range fronts {
 		if err := repoint(ctx, dir, s, f); err != nil {
@@ -205,4 +206,21 @@ func dropComponent(s *lab.State, name string) lab.ComponentInfo {
 	}
 	s.Components = kept
 	return out
+}
+
+// ownPods narrows the pod pattern the samplers use for base to its own
+// Deployment's pods (DEPLOYMENT-HASH-SUFFIX) while it has replicas, whose
+// pods DEPLOYMENT-rN-HASH-SUFFIX the usual DEPLOYMENT-.* would also match,
+// adding their CPU to base's.
+func ownPods(s *lab.State, base string) {
+	d, _, _ := manifests.Workload(base)
+	for i := range s.Components {
+		if s.Components[i].Name != base {
+			continue
+		}
+		s.Components[i].Pod = d + "-.*"
+		if s.Replicas(base) > 1 {
+			s.Components[i].Pod = d + "-[a-z0-9]+-[a-z0-9]+"
+		}
+	}
 }
