@@ -3,14 +3,13 @@ package kube
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/authbench/authbench/pkg/kube/manifests"
+	"github.com/authbench/authbench/pkg/lab/internal/frontend"
 	"github.com/authbench/authbench/pkg/stacks"
 )
 
@@ -77,8 +76,8 @@ func writeAllEDS(dir string, names []string, ports map[string]int) error {
 	return nil
 }
 
-// edsWait bounds how long a gateway may take to load new endpoints.
-const edsWait = 20 * time.Second
+// edsWait bounds how long a gateway's pod may take to load new endpoints.
+var edsWait = frontend.Wait{Within: 20 * time.Second, Every: 100 * time.Millisecond}
 
 // reroute points a gateway at the current replicas by rewriting its
 // endpoints files, and waits until its admin interface (on the host's
@@ -88,66 +87,7 @@ func reroute(ctx context.Context, gw stacks.Gateway, admin int) error {
 	if err := writeEDS(gw); err != nil {
 		return err
 	}
-	want := map[string]int{}
-	for _, ce := range gw.EDSFiles(0) {
-		want[ce.Cluster] = len(ce.Endpoints)
-	}
-	ctx, cancel := context.WithTimeout(ctx, edsWait)
-	defer cancel()
 	hc := &http.Client{Timeout: 5 * time.Second}
 	url := fmt.Sprintf("http://%s:%d/clusters", stacks.Loopback, admin)
-	for {
-		got, err := clusterHosts(ctx, hc, url)
-		if err == nil && sameCounts(got, want) {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("%s did not load its new endpoints within %s (has %v, want %v; %v)", gw.Name, edsWait, got, want, err)
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
-}
-
-// clusterHosts counts the hosts of each cluster in Envoy's admin
-// /clusters text ("CLUSTER::HOST:PORT::cx_active::0" lines).
-func clusterHosts(ctx context.Context, c *http.Client, url string) (map[string]int, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := c.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if err != nil {
-		return nil, err
-	}
-	hosts := map[string]map[string]bool{}
-	for _, line := range strings.Split(string(body), "\n") {
-		parts := strings.Split(line, "::")
-		if len(parts) < 3 || !strings.Contains(parts[1], ":") {
-			continue
-		}
-		if hosts[parts[0]] == nil {
-			hosts[parts[0]] = map[string]bool{}
-		}
-		hosts[parts[0]][parts[1]] = true
-	}
-	out := map[string]int{}
-	for c, hs := range hosts {
-		out[c] = len(hs)
-	}
-	return out, nil
-}
-
-func sameCounts(got, want map[string]int) bool {
-	for k, v := range want {
-		if got[k] != v {
-			return false
-		}
-	}
-	return true
+	return frontend.WaitEndpoints(ctx, hc, url, gw, edsWait)
 }

@@ -3,13 +3,11 @@ package processes
 import (
 	"context"
 	"fmt"
-	"io"
-	"net"
-	"net/http"
 	"os"
 	"strings"
 	"time"
 
+	"github.com/authbench/authbench/pkg/lab/internal/frontend"
 	"github.com/authbench/authbench/pkg/stacks"
 )
 
@@ -87,7 +85,7 @@ func (b *builder) writeEDS(gw stacks.Gateway) error {
 }
 
 // edsWait bounds how long a gateway may take to load new endpoints.
-const edsWait = 10 * time.Second
+var edsWait = frontend.Wait{Within: 10 * time.Second, Every: 50 * time.Millisecond}
 
 // reroute points a gateway at the current replicas by rewriting its
 // endpoints files, and waits until its admin interface lists exactly
@@ -97,115 +95,15 @@ func (b *builder) reroute(ctx context.Context, name string) error {
 	if err := b.writeEDS(gw); err != nil {
 		return err
 	}
-	want := map[string]int{}
-	for _, ce := range gw.EDSFiles(0) {
-		want[ce.Cluster] = len(ce.Endpoints)
-	}
-	ctx, cancel := context.WithTimeout(ctx, edsWait)
-	defer cancel()
 	admin := "http://" + b.addr(stacks.EnvoyAdminPort(name)) + "/clusters"
-	for {
-		got, err := clusterHosts(ctx, b.client, admin)
-		if err == nil && sameCounts(got, want) {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("%s did not load its new endpoints within %s (has %v, want %v)", name, edsWait, got, want)
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
-}
-
-// clusterHosts counts the hosts of each cluster in Envoy's admin
-// /clusters text ("CLUSTER::HOST:PORT::cx_active::0" lines).
-func clusterHosts(ctx context.Context, c *http.Client, url string) (map[string]int, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := c.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if err != nil {
-		return nil, err
-	}
-	hosts := map[string]map[string]bool{}
-	for _, line := range strings.Split(string(body), "\n") {
-		parts := strings.Split(line, "::")
-		if len(parts) < 3 || !strings.Contains(parts[1], ":") {
-			continue
-		}
-		if hosts[parts[0]] == nil {
-			hosts[parts[0]] = map[string]bool{}
-		}
-		hosts[parts[0]][parts[1]] = true
-	}
-	out := map[string]int{}
-	for c, hs := range hosts {
-		out[c] = len(hs)
-	}
-	return out, nil
-}
-
-func sameCounts(got, want map[string]int) bool {
-	for k, v := range want {
-		if got[k] != v {
-			return false
-		}
-	}
-	return true
+	return frontend.WaitEndpoints(ctx, b.client, admin, gw, edsWait)
 }
 
 // reslot points the route's HAProxy at the current replicas of the oauth
-// proxy through its runtime API: each slot up to the count gets its
-// replica's address and is set ready, the others are put in maintenance
-// (no new requests) before their replicas stop.
+// proxy through its runtime API.
 func (b *builder) reslot(ctx context.Context) error {
 	r := b.router()
-	n := b.replicaCount(stacks.OAuthProxy)
-	var cmds []string
-	for i := 2; i <= r.ReplicaSlots(); i++ {
-		slot := r.Backend + "/" + r.ReplicaSlot(i)
-		if i > n {
-			cmds = append(cmds, "set server "+slot+" state maint")
-			continue
-		}
-		ep := stacks.MustEndpoint(b.addr(stacks.ReplicaName(stacks.OAuthProxy, i)))
-		cmds = append(cmds, fmt.Sprintf("set server %s addr %s port %d", slot, ep.Host, ep.Port), "set server "+slot+" state ready")
-	}
-	for _, c := range cmds {
-		if err := haproxyCommand(ctx, r.RuntimeSocket, c); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// haproxyCommand sends one command to HAProxy's runtime API; any answer
-// but an empty line or a "changed" notice is its refusal.
-func haproxyCommand(ctx context.Context, socket, cmd string) error {
-	var d net.Dialer
-	conn, err := d.DialContext(ctx, "unix", socket)
-	if err != nil {
-		return fmt.Errorf("haproxy runtime API: %w", err)
-	}
-	defer conn.Close()
-	if dl, ok := ctx.Deadline(); ok {
-		_ = conn.SetDeadline(dl)
-	}
-	if _, err := io.WriteString(conn, cmd+"\n"); err != nil {
-		return fmt.Errorf("haproxy runtime API: %s: %w", cmd, err)
-	}
-	ans, err := io.ReadAll(io.LimitReader(conn, 4<<10))
-	if err != nil {
-		return fmt.Errorf("haproxy runtime API: %s: %w", cmd, err)
-	}
-	if a := strings.TrimSpace(string(ans)); a != "" && !strings.Contains(a, "changed from") && !strings.Contains(a, "no need to change") {
-		return fmt.Errorf("haproxy runtime API: %s: %s", cmd, a)
-	}
-	return nil
+	return frontend.Reslot(ctx, r.RuntimeSocket, r, b.replicaCount(stacks.OAuthProxy), func(i int) stacks.Endpoint {
+		return stacks.MustEndpoint(b.addr(stacks.ReplicaName(stacks.OAuthProxy, i)))
+	})
 }
