@@ -170,6 +170,18 @@ func (s *State) Replicas(name string) int {
 	return n
 }
 
+// AddReplica puts replica c after the last of base and its replicas, so
+// that the state lists a component's replicas together, in their order.
+func (s *State) AddReplica(base string, c ComponentInfo) {
+	at := len(s.Components)
+	for i, x := range s.Components {
+		if x.Name == base || x.ReplicaOf == base {
+			at = i + 1
+		}
+	}
+	s.Components = append(s.Components[:at], append([]ComponentInfo{c}, s.Components[at:]...)...)
+}
+
 // StackTarget is one stack as a benchmark target: its outer URL, its layers
 // from the client inwards, and each layer's own entry point.
 type StackTarget struct {

@@ -64,3 +64,17 @@ func TestRecord(t *testing.T) {
 		t.Errorf("component = %+v", r.Components[1])
 	}
 }
+
+func TestAddReplicaAfterItsSiblings(t *testing.T) {
+	s := &State{Components: []ComponentInfo{{Name: "a"}, {Name: "ext"}, {Name: "ext-r2", ReplicaOf: "ext"}, {Name: "gw"}}}
+	s.AddReplica("ext", ComponentInfo{Name: "ext-r3", ReplicaOf: "ext"})
+	want := []string{"a", "ext", "ext-r2", "ext-r3", "gw"}
+	if len(s.Components) != len(want) {
+		t.Fatalf("got %d components, want %d", len(s.Components), len(want))
+	}
+	for i, w := range want {
+		if s.Components[i].Name != w {
+			t.Errorf("component %d = %s, want %s", i, s.Components[i].Name, w)
+		}
+	}
+}

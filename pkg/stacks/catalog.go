@@ -146,6 +146,13 @@ func Components(stack string) []Component {
 	return append([]Component(nil), s.Components...)
 }
 
+// EntryPoint is the component a stack's client connects to: its outer
+// layer, where a client link's fault proxy goes in front.
+func EntryPoint(stack string) string {
+	s, _ := Get(stack)
+	return s.Layers()[0]
+}
+
 // Layers are a stack's layers from the client inwards: its components but
 // the ext_authz service's own upstream, which is no layer of the target.
 func (s Stack) Layers() []string {

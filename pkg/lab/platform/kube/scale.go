@@ -166,7 +166,7 @@ func addReplica(ctx context.Context, c *deploy.Client, dir string, s *lab.State,
 	if err := deploy.WaitAvailable(ctx, c, objs[len(objs)-1:]); err != nil {
 		return fmt.Errorf("starting %s: %w", name, err)
 	}
-	s.Components = insertAfter(s.Components, base.Name, replicaInfo(base, name, used[name]))
+	s.AddReplica(base.Name, replicaInfo(base, name, used[name]))
 	return nil
 }
 
@@ -180,17 +180,6 @@ func replicaInfo(base lab.ComponentInfo, name string, port int) lab.ComponentInf
 	ci.URL = fmt.Sprintf("%s://%s:%d%s", strings.SplitN(base.URL, ":", 2)[0], stacks.Loopback, port, stacks.EchoPath)
 	ci.Status = lab.StatusRunning
 	return ci
-}
-
-// insertAfter puts c after the last of base and its replicas.
-func insertAfter(cs []lab.ComponentInfo, base string, c lab.ComponentInfo) []lab.ComponentInfo {
-	at := len(cs)
-	for i, x := range cs {
-		if x.Name == base || x.ReplicaOf == base {
-			at = i + 1
-		}
-	}
-	return append(cs[:at], append([]lab.ComponentInfo{c}, cs[at:]...)...)
 }
 
 // dropComponent removes the named component from s and returns it.

@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
@@ -69,17 +68,11 @@ func links(c lab.Config, ports map[string]int, apiserver int) []lab.LinkInfo {
 	if c.ClientLink {
 		client := lab.LinkInfo{Name: results.LinkClient}
 		for _, st := range c.Stacks {
-			client.Proxies = append(client.Proxies, proxy(results.LinkClient, st, ports[entryPoint(st)]))
+			client.Proxies = append(client.Proxies, proxy(results.LinkClient, st, ports[stacks.EntryPoint(st)]))
 		}
 		out = append(out, client)
 	}
 	return out
-}
-
-// entryPoint is the component a stack's client connects to.
-func entryPoint(stack string) string {
-	s, _ := stacks.Get(stack)
-	return s.Layers()[0]
 }
 
 // keycloakPublicURL is where every client reaches Keycloak: through the
@@ -120,7 +113,7 @@ func startToxiproxy(ctx context.Context, dir string, pid1 int, ports map[string]
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
-	api := toxiproxyAPI(ports)
+	api := faultproxy.Lab(ports)
 	if err := waitToxiproxy(ctx, api, exited, filepath.Join(dir, toxiproxyLog)); err != nil {
 		return err
 	}
@@ -161,10 +154,6 @@ func proxiesOf(ls []lab.LinkInfo) []faultproxy.Proxy {
 	return out
 }
 
-func toxiproxyAPI(ports map[string]int) *faultproxy.Client {
-	return faultproxy.New(stacks.Loopback + ":" + strconv.Itoa(ports[stacks.Toxiproxy]))
-}
-
 // toxiproxyComponent is the fault proxy in the lab's state, as on the
 // processes platform; not a pod, so no scenario samples it.
 func toxiproxyComponent(ports map[string]int) lab.ComponentInfo {
@@ -180,12 +169,7 @@ func clientTargets(c lab.Config, ports map[string]int, ts []lab.StackTarget) []l
 	if !c.ClientLink {
 		return ts
 	}
-	for i, t := range ts {
-		direct := stacks.Loopback + ":" + strconv.Itoa(ports[entryPoint(t.Stack)])
-		link := stacks.Loopback + ":" + strconv.Itoa(ports[stacks.FaultProxyPort(results.LinkClient, t.Stack)])
-		ts[i].URL = strings.Replace(t.URL, "://"+direct, "://"+link, 1)
-	}
-	return ts
+	return faultproxy.ClientTargets(ts, ports)
 }
 
 // applyClientRTT sets --client-rtt's delay on the client link before the
@@ -196,17 +180,9 @@ func (r *upRun) applyClientRTT(ctx context.Context, ls []lab.LinkInfo) error {
 		return nil
 	}
 	l, _ := (&lab.State{Links: ls}).Link(results.LinkClient)
-	if err := faultproxy.Apply(ctx, toxiproxyAPI(r.ports), proxyNames(l), f); err != nil {
+	if err := faultproxy.Apply(ctx, faultproxy.Lab(r.ports), faultproxy.ProxyNames(l), f); err != nil {
 		return fmt.Errorf("setting --client-rtt %s on the client link: %w", r.cfg.ClientRTT, err)
 	}
 	r.logf("client link: round trip %s added to every entry point (--client-rtt)", r.cfg.ClientRTT)
 	return lab.AppendFault(r.dir, f.Event(time.Now()))
-}
-
-func proxyNames(l lab.LinkInfo) []string {
-	var out []string
-	for _, p := range l.Proxies {
-		out = append(out, p.Name)
-	}
-	return out
 }

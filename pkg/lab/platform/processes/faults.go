@@ -2,12 +2,9 @@ package processes
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/authbench/authbench/pkg/lab"
 	"github.com/authbench/authbench/pkg/lab/internal/faultproxy"
-	"github.com/authbench/authbench/pkg/results"
-	"github.com/authbench/authbench/pkg/stacks"
 )
 
 // SetFault replaces the fault on every proxy of f.Link through the fault
@@ -38,7 +35,7 @@ func (Platform) Faults(ctx context.Context, dir string) ([]lab.Fault, error) {
 	if len(s.Links) == 0 {
 		return nil, nil
 	}
-	return faultproxy.Faults(ctx, faultproxy.New(toxiproxyAddr(s)), s.Links)
+	return faultproxy.Faults(ctx, faultproxy.Lab(s.Ports), s.Links)
 }
 
 // linkProxies finds the running lab's fault proxy API and the proxies of
@@ -48,23 +45,5 @@ func linkProxies(dir, link string) (*faultproxy.Client, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	l, ok := s.Link(link)
-	if !ok {
-		return nil, nil, noLinkError(s, link)
-	}
-	return faultproxy.New(toxiproxyAddr(s)), proxyNames(l), nil
-}
-
-func noLinkError(s *lab.State, link string) error {
-	switch {
-	case link == results.LinkClient:
-		return fmt.Errorf("%w: the lab was started without the client link; `lab up --client-link` (or --client-rtt D) puts one on every entry point", lab.ErrNoFaultProxy)
-	case link == results.LinkKeycloak && len(s.Links) > 0:
-		return fmt.Errorf("%w: this lab runs no Keycloak (stacks %v)", lab.ErrNoFaultProxy, s.Stacks)
-	}
-	return fmt.Errorf("%w: this lab runs no fault proxy on link %s (started by an older authbench? `lab down` and `lab up` again)", lab.ErrNoFaultProxy, link)
-}
-
-func toxiproxyAddr(s *lab.State) string {
-	return fmt.Sprintf("%s:%d", stacks.Loopback, s.Ports[stacks.Toxiproxy])
+	return faultproxy.LinkProxies(s, link, "lab")
 }

@@ -166,7 +166,7 @@ func (s *supervisor) startReplica(ctx context.Context, base string, i int) error
 	s.update(func(st *lab.State) {
 		c := sp.ComponentInfo
 		c.Status, c.Exe = lab.StatusStarting, sp.argv[0]
-		st.Components = insertAfter(st.Components, base, c)
+		st.AddReplica(base, c)
 	})
 	s.specs = append(s.specs, sp)
 	if err := s.runOne(ctx, s.b, sp); err != nil {
@@ -267,17 +267,6 @@ func (s *supervisor) findSpec(name string) *spec {
 		}
 	}
 	return nil
-}
-
-// insertAfter puts c after the last of base and its replicas.
-func insertAfter(cs []lab.ComponentInfo, base string, c lab.ComponentInfo) []lab.ComponentInfo {
-	at := len(cs)
-	for i, x := range cs {
-		if x.Name == base || x.ReplicaOf == base {
-			at = i + 1
-		}
-	}
-	return append(cs[:at], append([]lab.ComponentInfo{c}, cs[at:]...)...)
 }
 
 func sortedKeys(m map[string]bool) []string {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/authbench/authbench/pkg/lab"
@@ -30,7 +29,7 @@ func (b *builder) toxiproxy() (*spec, error) {
 	if err != nil {
 		return nil, err
 	}
-	api := faultproxy.New(b.addr(stacks.Toxiproxy))
+	api := faultproxy.Lab(b.ports)
 	var proxies []faultproxy.Proxy
 	for _, l := range b.links() {
 		for _, p := range l.Proxies {
@@ -67,17 +66,11 @@ func (b *builder) links() []lab.LinkInfo {
 	if b.cfg.ClientLink {
 		client := lab.LinkInfo{Name: results.LinkClient}
 		for _, st := range b.cfg.Stacks {
-			client.Proxies = append(client.Proxies, proxy(results.LinkClient, st, entryPoint(st)))
+			client.Proxies = append(client.Proxies, proxy(results.LinkClient, st, stacks.EntryPoint(st)))
 		}
 		out = append(out, client)
 	}
 	return out
-}
-
-// entryPoint is the component a stack's client connects to.
-func entryPoint(stack string) string {
-	s, _ := stacks.Get(stack)
-	return s.Layers()[0]
 }
 
 // toxiproxyPortNames are the fault proxy's ports a config needs.
@@ -113,12 +106,7 @@ func (b *builder) clientTargets(ts []lab.StackTarget) []lab.StackTarget {
 	if !b.cfg.ClientLink {
 		return ts
 	}
-	for i, t := range ts {
-		direct := b.addr(entryPoint(t.Stack))
-		link := b.addr(stacks.FaultProxyPort(results.LinkClient, t.Stack))
-		ts[i].URL = strings.Replace(t.URL, "://"+direct, "://"+link, 1)
-	}
-	return ts
+	return faultproxy.ClientTargets(ts, b.ports)
 }
 
 // applyClientRTT sets --client-rtt's delay on the client link before the
@@ -130,17 +118,9 @@ func (s *supervisor) applyClientRTT(ctx context.Context, b *builder) error {
 	}
 	st := lab.State{Links: b.links()}
 	l, _ := st.Link(results.LinkClient)
-	if err := faultproxy.Apply(ctx, faultproxy.New(b.addr(stacks.Toxiproxy)), proxyNames(l), f); err != nil {
+	if err := faultproxy.Apply(ctx, faultproxy.Lab(b.ports), faultproxy.ProxyNames(l), f); err != nil {
 		return fmt.Errorf("setting --client-rtt %s on the client link: %w", s.cfg.ClientRTT, err)
 	}
 	s.logf("client link: round trip %s added to every entry point (--client-rtt)", s.cfg.ClientRTT)
 	return lab.AppendFault(s.dir, f.Event(time.Now()))
-}
-
-func proxyNames(l lab.LinkInfo) []string {
-	var out []string
-	for _, p := range l.Proxies {
-		out = append(out, p.Name)
-	}
-	return out
 }
