@@ -59,3 +59,56 @@ func ClientTargets(ts []lab.StackTarget, ports map[string]int) []lab.StackTarget
 	}
 	return ts
 }
+
+// PortNames are the fault proxy's ports a config needs: its API, the
+// apiserver link, the keycloak link with Keycloak, and a client link per
+// stack when asked.
+func PortNames(c lab.Config) []string {
+	names := []string{stacks.Toxiproxy, stacks.PortToxiproxyAPIServer}
+	if c.Has(stacks.Stack3x) {
+		names = append(names, stacks.PortToxiproxyKeycloak)
+	}
+	if c.ClientLink {
+		for _, st := range c.Stacks {
+			names = append(names, stacks.FaultProxyPort(results.LinkClient, st))
+		}
+	}
+	return names
+}
+
+// Links are a lab's links and their proxies, at ports: the apiserver link
+// in front of apiserver's port (which a kube cluster chooses, not ports),
+// the keycloak link with Keycloak, a client link per stack when asked.
+func Links(c lab.Config, ports map[string]int, apiserver int) []lab.LinkInfo {
+	addr := func(port int) string { return stacks.Loopback + ":" + strconv.Itoa(port) }
+	proxy := func(link, stack string, upstream int) lab.FaultProxy {
+		return lab.FaultProxy{Name: stacks.FaultProxyName(link, stack),
+			Listen: addr(ports[stacks.FaultProxyPort(link, stack)]), Upstream: addr(upstream)}
+	}
+	out := []lab.LinkInfo{{Name: results.LinkAPIServer,
+		Proxies: []lab.FaultProxy{proxy(results.LinkAPIServer, "", apiserver)}}}
+	if c.Has(stacks.Stack3x) {
+		out = append(out, lab.LinkInfo{Name: results.LinkKeycloak,
+			Proxies: []lab.FaultProxy{proxy(results.LinkKeycloak, "", ports[stacks.Keycloak])}})
+	}
+	if c.ClientLink {
+		client := lab.LinkInfo{Name: results.LinkClient}
+		for _, st := range c.Stacks {
+			client.Proxies = append(client.Proxies, proxy(results.LinkClient, st, ports[stacks.EntryPoint(st)]))
+		}
+		out = append(out, client)
+	}
+	return out
+}
+
+// Proxies are the links' proxies as the fault proxy creates them, each
+// enabled: what a lab's Toxiproxy is populated with at start.
+func Proxies(ls []lab.LinkInfo) []Proxy {
+	var out []Proxy
+	for _, l := range ls {
+		for _, p := range l.Proxies {
+			out = append(out, Proxy{Name: p.Name, Listen: p.Listen, Upstream: p.Upstream, Enabled: true})
+		}
+	}
+	return out
+}

@@ -35,46 +35,6 @@ const toxiproxyConfig = "toxiproxy.json"
 // toxiproxyLog is Toxiproxy's log, in the lab directory.
 const toxiproxyLog = "logs/toxiproxy.log"
 
-// toxiproxyPortNames are the fault proxy's ports a config needs: its API,
-// the apiserver link, the keycloak link with Keycloak, and a client link
-// per stack when asked.
-func toxiproxyPortNames(c lab.Config) []string {
-	names := []string{stacks.Toxiproxy, stacks.PortToxiproxyAPIServer}
-	if c.Has(stacks.Stack3x) {
-		names = append(names, stacks.PortToxiproxyKeycloak)
-	}
-	if c.ClientLink {
-		for _, st := range c.Stacks {
-			names = append(names, stacks.FaultProxyPort(results.LinkClient, st))
-		}
-	}
-	return names
-}
-
-// links are the lab's links and their proxies; apiserver is the
-// kube-apiserver's port, which the cluster chooses.
-func links(c lab.Config, ports map[string]int, apiserver int) []lab.LinkInfo {
-	addr := func(port int) string { return stacks.Loopback + ":" + strconv.Itoa(port) }
-	proxy := func(link, stack string, upstream int) lab.FaultProxy {
-		return lab.FaultProxy{Name: stacks.FaultProxyName(link, stack),
-			Listen: addr(ports[stacks.FaultProxyPort(link, stack)]), Upstream: addr(upstream)}
-	}
-	out := []lab.LinkInfo{{Name: results.LinkAPIServer,
-		Proxies: []lab.FaultProxy{proxy(results.LinkAPIServer, "", apiserver)}}}
-	if c.Has(stacks.Stack3x) {
-		out = append(out, lab.LinkInfo{Name: results.LinkKeycloak,
-			Proxies: []lab.FaultProxy{proxy(results.LinkKeycloak, "", ports[stacks.Keycloak])}})
-	}
-	if c.ClientLink {
-		client := lab.LinkInfo{Name: results.LinkClient}
-		for _, st := range c.Stacks {
-			client.Proxies = append(client.Proxies, proxy(results.LinkClient, st, ports[stacks.EntryPoint(st)]))
-		}
-		out = append(out, client)
-	}
-	return out
-}
-
 // keycloakPublicURL is where every client reaches Keycloak: through the
 // keycloak link, so that the tokens' iss is the link's address.
 func keycloakPublicURL(ports map[string]int) string {
@@ -88,7 +48,7 @@ func startToxiproxy(ctx context.Context, dir string, pid1 int, ports map[string]
 	if err != nil {
 		return err
 	}
-	proxies := proxiesOf(ls)
+	proxies := faultproxy.Proxies(ls)
 	b, err := json.MarshalIndent(proxies, "", "  ")
 	if err != nil {
 		return err
@@ -142,16 +102,6 @@ func waitToxiproxy(ctx context.Context, api *faultproxy.Client, exited <-chan er
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
-}
-
-func proxiesOf(ls []lab.LinkInfo) []faultproxy.Proxy {
-	var out []faultproxy.Proxy
-	for _, l := range ls {
-		for _, p := range l.Proxies {
-			out = append(out, faultproxy.Proxy{Name: p.Name, Listen: p.Listen, Upstream: p.Upstream, Enabled: true})
-		}
-	}
-	return out
 }
 
 // toxiproxyComponent is the fault proxy in the lab's state, as on the

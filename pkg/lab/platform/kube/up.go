@@ -14,6 +14,7 @@ import (
 	"github.com/authbench/authbench/pkg/image"
 	"github.com/authbench/authbench/pkg/kube/cluster"
 	"github.com/authbench/authbench/pkg/lab"
+	"github.com/authbench/authbench/pkg/lab/internal/faultproxy"
 	"github.com/authbench/authbench/pkg/lab/internal/lock"
 	"github.com/authbench/authbench/pkg/lab/internal/ports"
 	"github.com/authbench/authbench/pkg/lab/keycloak"
@@ -180,7 +181,7 @@ func limitable(names []string) []string {
 }
 
 func (r *upRun) allocatePorts() error {
-	names := append([]string{portPrometheus}, toxiproxyPortNames(r.cfg)...)
+	names := append([]string{portPrometheus}, faultproxy.PortNames(r.cfg)...)
 	for _, s := range r.cfg.Stacks {
 		names = append(names, stacks.PortNames(s)...)
 	}
@@ -254,7 +255,7 @@ func (r *upRun) start(ctx context.Context) error {
 		return fmt.Errorf("starting the lab's cluster: %w", err)
 	}
 	r.state.Supervisor = cl.PID1
-	r.links = links(r.cfg, r.ports, cl.Ports.APIServer)
+	r.links = faultproxy.Links(r.cfg, r.ports, cl.Ports.APIServer)
 	if err := startToxiproxy(ctx, r.dir, cl.PID1, r.ports, r.links); err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/authbench/authbench/pkg/lab"
+	"github.com/authbench/authbench/pkg/lab/internal/faultproxy"
 	"github.com/authbench/authbench/pkg/stacks"
 )
 
@@ -59,7 +60,7 @@ func portNames(c lab.Config) []string {
 	if c.Has(stacks.Stack3x) {
 		names = append(names, stacks.Keycloak)
 	}
-	names = append(names, toxiproxyPortNames(c)...)
+	names = append(names, faultproxy.PortNames(c)...)
 	for _, st := range c.Stacks {
 		names = append(names, stacks.PortNames(st)...)
 	}

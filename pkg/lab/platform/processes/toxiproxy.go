@@ -30,18 +30,13 @@ func (b *builder) toxiproxy() (*spec, error) {
 		return nil, err
 	}
 	api := faultproxy.Lab(b.ports)
-	var proxies []faultproxy.Proxy
-	for _, l := range b.links() {
-		for _, p := range l.Proxies {
-			proxies = append(proxies, faultproxy.Proxy{Name: p.Name, Listen: p.Listen, Upstream: p.Upstream, Enabled: true})
-		}
-	}
+	proxies := faultproxy.Proxies(b.links())
 	return &spec{
 		ComponentInfo: b.info(stacks.Toxiproxy, bin),
 		argv:          []string{bin, "-host", stacks.Loopback, "-port", strconv.Itoa(b.ports[stacks.Toxiproxy])},
 		env:           []string{toxiproxyLogLevel},
 		// The links' ports are bound by setup, through the API.
-		ports: toxiproxyPortNames(b.cfg),
+		ports: faultproxy.PortNames(b.cfg),
 		ready: func(ctx context.Context) error {
 			_, err := api.Version(ctx)
 			return err
@@ -50,41 +45,10 @@ func (b *builder) toxiproxy() (*spec, error) {
 	}, nil
 }
 
-// links are the lab's links and their proxies: the apiserver link always,
-// the keycloak link with Keycloak, a client link per stack when asked.
+// links are the lab's links and their proxies, the apiserver link in
+// front of the lab's own stand-in apiserver.
 func (b *builder) links() []lab.LinkInfo {
-	proxy := func(link, stack, upstream string) lab.FaultProxy {
-		return lab.FaultProxy{Name: stacks.FaultProxyName(link, stack),
-			Listen: b.addr(stacks.FaultProxyPort(link, stack)), Upstream: b.addr(upstream)}
-	}
-	out := []lab.LinkInfo{{Name: results.LinkAPIServer,
-		Proxies: []lab.FaultProxy{proxy(results.LinkAPIServer, "", stacks.APIServer)}}}
-	if b.cfg.Has(stacks.Stack3x) {
-		out = append(out, lab.LinkInfo{Name: results.LinkKeycloak,
-			Proxies: []lab.FaultProxy{proxy(results.LinkKeycloak, "", stacks.Keycloak)}})
-	}
-	if b.cfg.ClientLink {
-		client := lab.LinkInfo{Name: results.LinkClient}
-		for _, st := range b.cfg.Stacks {
-			client.Proxies = append(client.Proxies, proxy(results.LinkClient, st, stacks.EntryPoint(st)))
-		}
-		out = append(out, client)
-	}
-	return out
-}
-
-// toxiproxyPortNames are the fault proxy's ports a config needs.
-func toxiproxyPortNames(c lab.Config) []string {
-	names := []string{stacks.Toxiproxy, stacks.PortToxiproxyAPIServer}
-	if c.Has(stacks.Stack3x) {
-		names = append(names, stacks.PortToxiproxyKeycloak)
-	}
-	if c.ClientLink {
-		for _, st := range c.Stacks {
-			names = append(names, stacks.FaultProxyPort(results.LinkClient, st))
-		}
-	}
-	return names
+	return faultproxy.Links(b.cfg, b.ports, b.ports[stacks.APIServer])
 }
 
 // apiserverURL is where the auth components reach the kube-apiserver:
