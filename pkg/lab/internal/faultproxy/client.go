@@ -1,6 +1,7 @@
 // Package faultproxy drives the lab's fault proxy, Toxiproxy, through its
-// HTTP API: it creates the proxies on the lab's links and turns a
-// lab.Fault into toxics (and back), the same way on every platform.
+// HTTP API: it lays out the lab's links and their proxies, creates them,
+// and turns a lab.Fault into toxics (and back), the same way on every
+// platform.
 package faultproxy
 
 import (
