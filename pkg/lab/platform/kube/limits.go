@@ -3,14 +3,12 @@ package kube
 import (
 	"context"
 	"fmt"
-	"github.com/authbench/authbench/internal/kubeapi"
 	"strings"
 	"time"
 
 	"github.com/authbench/authbench/pkg/kube/deploy"
 	"github.com/authbench/authbench/pkg/kube/manifests"
 	"github.com/authbench/authbench/pkg/lab"
-	"github.com/authbench/authbench/pkg/lab/internal/lock"
 )
 
 // limitTimeout bounds one limit change: the patch, and the new pod
@@ -26,25 +24,11 @@ func (Platform) SetLimits(ctx context.Context, dir string, limits []lab.Limit) e
 	if len(limits) == 0 {
 		return fmt.Errorf("setting lab limits: none given; want COMPONENT=CPU or COMPONENT=%s", lab.NoLimit)
 	}
-	unlock, err := lock.State(dir)
+	ctx, s, c, done, err := openLive(ctx, dir, "setting lab limits")
 	if err != nil {
 		return err
 	}
-	defer unlock()
-	s, err := Platform{}.Ready(ctx, dir)
-	if err != nil {
-		return fmt.Errorf("setting lab limits: %w", err)
-	}
-	kcfg, err := Kubeconfig(dir)
-	if err != nil {
-		return err
-	}
-	c, err := kubeapi.FromKubeconfig(kcfg)
-	if err != nil {
-		return err
-	}
-	ctx, cancel := context.WithTimeout(ctx, limitTimeout)
-	defer cancel()
+	defer done()
 	for _, l := range limits {
 		if l.MemoryBytes > 0 {
 			return fmt.Errorf("limit %s: the kube lab changes CPU limits live; give memory limits at `lab up --limit`", l.Component)

@@ -6,11 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/authbench/authbench/internal/kubeapi"
 	"github.com/authbench/authbench/pkg/kube/deploy"
 	"github.com/authbench/authbench/pkg/kube/manifests"
 	"github.com/authbench/authbench/pkg/lab"
-	"github.com/authbench/authbench/pkg/lab/internal/lock"
 	"github.com/authbench/authbench/pkg/lab/internal/ports"
 	"github.com/authbench/authbench/pkg/stacks"
 )
@@ -22,25 +20,11 @@ import (
 // in front then takes the new endpoints live from its watched files, and
 // only then are the replicas no longer wanted deleted.
 func (Platform) SetReplicas(ctx context.Context, dir string, scales []stacks.Scale) error {
-	unlock, err := lock.State(dir)
+	ctx, s, c, done, err := openLive(ctx, dir, "scaling the lab")
 	if err != nil {
 		return err
 	}
-	defer unlock()
-	s, err := Platform{}.Ready(ctx, dir)
-	if err != nil {
-		return fmt.Errorf("scaling the lab: %w", err)
-	}
-	kcfg, err := Kubeconfig(dir)
-	if err != nil {
-		return err
-	}
-	c, err := kubeapi.FromKubeconfig(kcfg)
-	if err != nil {
-		return err
-	}
-	ctx, cancel := context.WithTimeout(ctx, limitTimeout)
-	defer cancel()
+	defer done()
 	err = scale(ctx, c, dir, s, scales)
 	sc := &lab.Scaled{Replicas: map[string]int{}}
 	if s.Scaled != nil {
