@@ -50,6 +50,8 @@ type attack struct {
 	seq         atomic.Int64
 	stop        atomic.Bool // ctx is done: start nothing new
 	interrupted atomic.Bool // a worker stopped early because of it
+	ringRefused atomic.Bool // an event loop found no io_uring and ran on epoll
+	loops       int         // event loops the attack runs on
 	workers     []*worker
 	path        IOPath // the I/O path the attack runs on
 }
@@ -134,7 +136,7 @@ func (at *attack) doers() (func(*phaseSet) doer, *target, error) {
 		return func(*phaseSet) doer { return failDoer{err} }, nil, err
 	}
 	at.path = at.a.ioPath(t)
-	if at.path == IOEpoll {
+	if at.path == IOEpoll || at.path == IOUring {
 		return func(*phaseSet) doer { return nil }, t, nil
 	}
 	return func(ph *phaseSet) doer { return newH1(at.a, t, ph) }, nil, nil

@@ -61,11 +61,19 @@ type evconn struct {
 	addr           int
 	dialT0         int64
 	dialErr        error
+
+	// The io_uring path's operations in flight on fd, and its stamps.
+	rxm         *rxmeta
+	rxPending   bool
+	txPending   uint8
+	pollPending bool
+	fresh       bool  // sent is stamped when the request is submitted
+	tEnd        int64 // the answer's last bytes arrived (0: now)
 }
 
 func newEvconn(l *evloop, w *worker, idx int) *evconn {
 	return &evconn{l: l, w: w, ph: &w.tot.phases, idx: idx, fd: -1,
-		buf: make([]byte, readBufSize), br: bufio.NewReaderSize(nil, readBufSize)}
+		buf: make([]byte, readBufSize), br: bufio.NewReaderSize(nil, readBufSize), rxm: new(rxmeta)}
 }
 
 func (c *evconn) inFlight() bool {
@@ -107,6 +115,7 @@ func (c *evconn) begin() {
 	c.deadline = c.sent + int64(c.l.at.a.timeout)
 	c.l.scanAt = min(c.l.scanAt, c.deadline)
 	c.attempt = 0
+	c.fresh = c.fd >= 0
 	c.send()
 }
 
@@ -134,7 +143,12 @@ func (c *evconn) send() {
 // complete records the request's outcome; the caller moves on to next.
 func (c *evconn) complete(status int, err error) {
 	c.state = stIdle
-	c.w.record(c.intended, c.sent, now(), status, err)
+	end := now()
+	if err == nil && c.tEnd != 0 {
+		end = c.tEnd
+	}
+	c.tEnd = 0
+	c.w.record(c.intended, c.sent, end, status, err)
 }
 
 // fail ends the request in hand with err, after one resend on a fresh
@@ -200,6 +214,9 @@ func (c *evconn) finish() {
 // drop closes the connection; closing removes it from epoll.
 func (c *evconn) drop() {
 	if c.fd >= 0 {
+		if c.l.ring != nil {
+			c.bury()
+		}
 		unix.Close(c.fd)
 		c.fd = -1
 		c.gen++

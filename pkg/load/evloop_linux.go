@@ -50,6 +50,18 @@ type evloop struct {
 	scanAt int64 // engine time of the earliest deadline that may be due
 	events [256]unix.EpollEvent
 	noPw2  bool // epoll_pwait2 refused: millisecond waits
+
+	// The io_uring path: the ring (nil on epoll), the connections whose
+	// request goes out with the next submission, receives awaited,
+	// operations in flight, what closed sockets' operations hold, and the
+	// wall clock's offset.
+	ring    *uring
+	sending []*evconn
+	recvs   int
+	pend    int
+	rawWait bool
+	grave   map[uint64]buried
+	wallOff int64
 }
 
 // runLoops runs the attack's workers on one loop per two Ps (at least one,
@@ -60,6 +72,7 @@ type evloop struct {
 // rate, with a fifth of the context switches.
 func runLoops(at *attack, t *target) {
 	n := min(max(runtime.GOMAXPROCS(0)/2, 1), len(at.workers))
+	at.loops = n
 	loops := make([]*evloop, 0, n)
 	for i := range n {
 		l, err := newLoop(at, t)
@@ -113,16 +126,39 @@ func (l *evloop) run() {
 	}
 	l.active = len(l.conns)
 	l.due.buf = make([]*evconn, len(l.conns))
-	for _, c := range l.conns {
-		c.next()
+	if l.at.path == IOUring {
+		l.openRing()
 	}
-	for l.active > 0 {
-		l.poll()
+	if l.ring != nil {
+		l.urun()
+	} else {
+		for _, c := range l.conns {
+			c.next()
+		}
+		for l.active > 0 {
+			l.poll()
+		}
 	}
 	unix.Close(l.ep)
 	for _, c := range l.conns {
 		c.release()
 	}
+}
+
+// openRing sets up the loop's ring on its own thread, which the kernel
+// then holds to be the ring's only submitter. Without one the loop stays
+// on epoll.
+func (l *evloop) openRing() {
+	r, err := newUring(uint32(min(max(4*len(l.conns), 64), 32768)))
+	if err != nil {
+		l.at.ringRefused.Store(true)
+		return
+	}
+	l.ring, l.grave = r, map[uint64]buried{}
+	// A blocking wait the scheduler knows of hands this thread's P over
+	// and takes one back, each time; a loop that leaves another P to the
+	// rest of the process (a collector, a token refresher) can spare it.
+	l.rawWait = runtime.GOMAXPROCS(0) > l.at.loops
 }
 
 // poll waits for readiness, the next send time or deadline, and serves
@@ -139,6 +175,7 @@ func (l *evloop) poll() {
 		// Cannot happen with valid arguments; do not spin on it.
 		time.Sleep(time.Millisecond)
 	}
+	l.clock()
 	for i := range n {
 		ev := &l.events[i]
 		c := l.conns[ev.Fd]

@@ -40,8 +40,13 @@ func (c *evconn) parse() {
 		return
 	}
 	t3 := now()
-	if c.state == stWriting {
-		c.t1 = c.t2 // answered before the whole request went out
+	if c.tEnd != 0 {
+		t3 = c.tEnd
+	}
+	if c.state == stWriting || c.t2 < c.t1 {
+		// Answered before the whole request went out, or (batched
+		// submissions) before the batch's submission returned.
+		c.t1 = c.t2
 	}
 	c.ph[phaseWrite].add(c.t1 - c.t0)
 	c.ph[phaseWait].add(c.t2 - c.t1)

@@ -16,7 +16,7 @@ import (
 	"github.com/authbench/authbench/pkg/results"
 )
 
-// clients runs a test against both HTTP/1.1 paths.
+// clients runs a test against every HTTP/1.1 path and net/http.
 var clients = []struct {
 	name string
 	opts []Option
@@ -24,11 +24,23 @@ var clients = []struct {
 	{"fast", nil},
 	{"netpoll", []Option{WithIOPath(IONetpoll)}},
 	{"epoll", []Option{WithIOPath(IOEpoll)}},
+	{"io_uring", []Option{WithIOPath(IOUring)}},
 	{"std", []Option{WithStdClient()}},
 }
 
-// paths are the HTTP/1.1 client's I/O paths this machine can force.
-var paths = []IOPath{IONetpoll, IOEpoll}
+// paths are the HTTP/1.1 client's I/O paths this machine can force: on a
+// kernel or in a sandbox without io_uring, forcing it falls back to epoll
+// (TestIOUringRefused covers that on every machine).
+var paths = func() []IOPath {
+	p := []IOPath{IONetpoll}
+	if epollAvailable() {
+		p = append(p, IOEpoll)
+	}
+	if uringAvailable() {
+		p = append(p, IOUring)
+	}
+	return p
+}()
 
 // countingServer answers 200 "hello" and counts requests.
 func countingServer(t *testing.T) (*httptest.Server, *atomic.Int64) {

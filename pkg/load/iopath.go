@@ -13,6 +13,11 @@ type IOPath string
 const (
 	// IOAuto picks the fastest path the request and the machine allow.
 	IOAuto IOPath = ""
+	// IOUring runs each share of the connections on one event loop over
+	// io_uring: a round's sends in one submission, a batch of answers per
+	// wake, each answer timed by the kernel's receive timestamp (Linux
+	// 6.1 or later, where no seccomp profile refuses io_uring).
+	IOUring IOPath = "io_uring"
 	// IOEpoll runs each share of the connections on one event loop over
 	// raw epoll, reading only after readiness (Linux, plain HTTP/1.1).
 	IOEpoll IOPath = "epoll"
@@ -27,15 +32,16 @@ const (
 // none: an escape hatch and a way to compare paths in a real run.
 const IOPathEnv = "AUTHBENCH_IO_PATH"
 
-// ParseIOPath validates a path name ("", "auto", "epoll" or "netpoll").
+// ParseIOPath validates a path name ("", "auto", "io_uring", "epoll" or
+// "netpoll").
 func ParseIOPath(s string) (IOPath, error) {
 	switch p := IOPath(s); p {
 	case IOAuto, "auto":
 		return IOAuto, nil
-	case IOEpoll, IONetpoll:
+	case IOUring, IOEpoll, IONetpoll:
 		return p, nil
 	}
-	return IOAuto, fmt.Errorf("io path %q: want auto, epoll or netpoll", s)
+	return IOAuto, fmt.Errorf("io path %q: want auto, io_uring, epoll or netpoll", s)
 }
 
 // IOPathFromEnv reads IOPathEnv; unset is IOAuto.
@@ -48,8 +54,8 @@ func IOPathFromEnv() (IOPath, error) {
 }
 
 // WithIOPath forces the HTTP/1.1 client's I/O path. A path the request
-// cannot take (epoll for TLS, or off Linux) falls back to IONetpoll;
-// Metrics.IOPath says which ran.
+// cannot take falls back: io_uring where it is refused to epoll, either
+// for TLS or off Linux to IONetpoll; Metrics.IOPath says which ran.
 func WithIOPath(p IOPath) Option { return func(a *Attacker) { a.path = p } }
 
 // ioPath is the path an attack on t takes (t nil: net/http).
@@ -59,6 +65,8 @@ func (a *Attacker) ioPath(t *target) IOPath {
 		return IONetHTTP
 	case a.path == IONetpoll || t.tls != nil || !epollAvailable():
 		return IONetpoll
+	case a.path == IOEpoll || !uringAvailable():
+		return IOEpoll
 	}
-	return IOEpoll
+	return IOUring
 }

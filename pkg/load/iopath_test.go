@@ -55,7 +55,8 @@ func TestIOPathFallback(t *testing.T) {
 		opts   []Option
 		want   IOPath
 	}{
-		{"auto", plan.Client{}, plain.URL, nil, IOEpoll},
+		{"auto", plan.Client{}, plain.URL, nil, paths[len(paths)-1]},
+		{"tls io_uring", plan.Client{Insecure: true}, ts.URL, []Option{WithIOPath(IOUring)}, IONetpoll},
 		{"tls", plan.Client{Insecure: true}, ts.URL, []Option{WithIOPath(IOEpoll)}, IONetpoll},
 		{"std", plan.Client{}, plain.URL, []Option{WithIOPath(IOEpoll), WithStdClient()}, IONetHTTP},
 	} {
@@ -74,7 +75,7 @@ func TestParseIOPath(t *testing.T) {
 		in   string
 		want IOPath
 		ok   bool
-	}{{"", IOAuto, true}, {"auto", IOAuto, true}, {"epoll", IOEpoll, true}, {"netpoll", IONetpoll, true}, {"uring", IOAuto, false}} {
+	}{{"", IOAuto, true}, {"auto", IOAuto, true}, {"epoll", IOEpoll, true}, {"netpoll", IONetpoll, true}, {"io_uring", IOUring, true}, {"uring", IOAuto, false}} {
 		got, err := ParseIOPath(tc.in)
 		if got != tc.want || (err == nil) != tc.ok {
 			t.Errorf("ParseIOPath(%q) = %q, %v; want %q, ok %v", tc.in, got, err, tc.want, tc.ok)

@@ -42,6 +42,9 @@ func (m *Metrics) fill(at *attack, c *collector, end int64) {
 	m.hist, m.uhist, m.lag, m.series = c.total, c.utotal, c.lag, c.series
 	m.partial = at.interrupted.Load()
 	m.path = at.path
+	if at.ringRefused.Load() {
+		m.path = IOEpoll // a loop was refused its ring after the probe allowed one
+	}
 	m.stages = at.stageMetrics(end, m.partial)
 	if c.hlog != nil {
 		m.logErr = c.hlog.err
