@@ -51,7 +51,6 @@ type attack struct {
 	stop        atomic.Bool // ctx is done: start nothing new
 	interrupted atomic.Bool // a worker stopped early because of it
 	ringRefused atomic.Bool // an event loop found no io_uring and ran on epoll
-	loops       int         // event loops the attack runs on
 	workers     []*worker
 	path        IOPath // the I/O path the attack runs on
 }

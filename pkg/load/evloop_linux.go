@@ -59,7 +59,6 @@ type evloop struct {
 	sending []*evconn
 	recvs   int
 	pend    int
-	rawWait bool
 	grave   map[uint64]buried
 	wallOff int64
 }
@@ -72,7 +71,6 @@ type evloop struct {
 // rate, with a fifth of the context switches.
 func runLoops(at *attack, t *target) {
 	n := min(max(runtime.GOMAXPROCS(0)/2, 1), len(at.workers))
-	at.loops = n
 	loops := make([]*evloop, 0, n)
 	for i := range n {
 		l, err := newLoop(at, t)
@@ -155,10 +153,6 @@ func (l *evloop) openRing() {
 		return
 	}
 	l.ring, l.grave = r, map[uint64]buried{}
-	// A blocking wait the scheduler knows of hands this thread's P over
-	// and takes one back, each time; a loop that leaves another P to the
-	// rest of the process (a collector, a token refresher) can spare it.
-	l.rawWait = runtime.GOMAXPROCS(0) > l.at.loops
 }
 
 // poll waits for readiness, the next send time or deadline, and serves

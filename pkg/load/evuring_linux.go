@@ -102,7 +102,7 @@ func (l *evloop) upoll() {
 	if l.ring.minWait {
 		want = uint32(min(max(l.recvs/uringBatchDiv, 1), uringBatchMax))
 	}
-	if err := l.ring.wait(want, d, uringBatchWait, l.rawWait); err != nil {
+	if err := l.ring.wait(want, d, uringBatchWait); err != nil {
 		time.Sleep(time.Millisecond)
 	}
 	l.clock()
@@ -172,7 +172,7 @@ func (l *evloop) drain() {
 	end := now() + int64(200*time.Millisecond)
 	for l.pend > 0 && now() < end {
 		l.submit()
-		l.ring.wait(1, int64(10*time.Millisecond), 0, false)
+		l.ring.wait(1, int64(10*time.Millisecond), 0)
 		l.ring.reap(l.ucomplete)
 	}
 	if l.pend > 0 {
