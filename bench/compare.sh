@@ -3,9 +3,11 @@
 # one http-echo on 127.0.0.1, the tools interleaved round by round so that a
 # noisy, shared machine hits each alike.
 #
-#   closed loop: authbench (bench/load_attack, the I/O path it picks),
-#                authbench-netpoll (the same forced onto Go's netpoller, the
-#                path TLS takes), hey, wrk -t2, oha, each for SECS at -c C:
+#   closed loop: authbench (bench/load_attack, the I/O path it picks:
+#                io_uring where the kernel allows it), authbench-epoll and
+#                authbench-netpoll (the same forced onto its epoll loop, and
+#                onto Go's netpoller, the path TLS takes), hey, wrk -t2, oha,
+#                each for SECS at -c C:
 #                median req/s, client CPU per request (the process's
 #                user+system rusage over its requests), p50/p90/p99 and the
 #                ratios to the faster of wrk and oha.
@@ -85,6 +87,7 @@ if [ "$ONLY" != open ]; then
   say "closed loop: ${SECS}s per tool, -c $C, $ROUNDS rounds"
   for r in $(seq "$ROUNDS"); do
     run authbench closed 0 "$C" "$r" -- "$LA" -json -url "$URL" -z "${SECS}s" -c "$C"
+    run authbench-epoll closed 0 "$C" "$r" -- "$LA" -json -io epoll -url "$URL" -z "${SECS}s" -c "$C"
     run authbench-netpoll closed 0 "$C" "$r" -- "$LA" -json -io netpoll -url "$URL" -z "${SECS}s" -c "$C"
     run hey closed 0 "$C" "$r" -- hey -z "${SECS}s" -c "$C" "$URL"
     run wrk closed 0 "$C" "$r" -- wrk -t2 -c"$C" -d"${SECS}s" --latency "$URL"

@@ -78,7 +78,7 @@ def main(path):
         print("\nclosed loop (median over rounds)")
         print(f"{'tool':<17} {'req/s':>9} {'CPU µs/req':>11} {'p50 ms':>8} {'p90 ms':>8} {'p99 ms':>8} {'errors':>7} rounds")
         m = {}
-        for tool in ["authbench", "authbench-netpoll", "wrk", "oha", "hey"]:
+        for tool in ["authbench", "authbench-epoll", "authbench-netpoll", "wrk", "oha", "hey"]:
             if tool not in closed:
                 continue
             v = closed[tool]
@@ -90,7 +90,7 @@ def main(path):
         if "authbench" in m:
             a = m["authbench"]
             print("\nratios authbench / tool (req/s: higher is better; CPU per request: lower is better)")
-            for tool in ["authbench-netpoll", "wrk", "oha", "hey"]:
+            for tool in ["authbench-epoll", "authbench-netpoll", "wrk", "oha", "hey"]:
                 if tool in m:
                     print(f"  / {tool:<17} {a['rps'] / m[tool]['rps']:.2f}x req/s, {a['cpu_us'] / m[tool]['cpu_us']:.2f}x CPU per request")
             peers = [t for t in ("wrk", "oha") if t in m]

@@ -37,7 +37,7 @@ func main() {
 		z     = flag.Duration("z", 0, "duration (takes precedence over -n)")
 		q     = flag.Float64("q", 0, "total rate in req/s (open model)")
 		std   = flag.Bool("std", false, "use net/http instead of the fast HTTP/1.1 client")
-		io    = flag.String("io", "", "force the HTTP/1.1 client's I/O path: epoll or netpoll (default: the fastest allowed)")
+		io    = flag.String("io", "", "force the HTTP/1.1 client's I/O path: io_uring, epoll or netpoll (default: the fastest allowed)")
 		serve = flag.Bool("serve", false, "run as the hello server (internal)")
 		js    = flag.Bool("json", false, "print the result as JSON (for bench/compare.sh)")
 		prof  = flag.String("cpuprofile", "", "write a CPU profile of the attack to this file")

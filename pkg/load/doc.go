@@ -24,7 +24,9 @@
 //   - A request is counted once it completes, answered or failed; in-flight
 //     requests at cancellation finish and count. Nothing is capped.
 //   - Latency covers answered requests (any HTTP status), from the send to
-//     the end of the body. Failures (refused, reset, timeout, tls, dns,
+//     the end of the body. On the event-loop paths (IOUring, IOEpoll) the
+//     end is the kernel's receive timestamp of the body's last bytes, so
+//     that the time an answer waits for the loop is not the target's. Failures (refused, reset, timeout, tls, dns,
 //     other, auth-token) are counted by class instead: a refused
 //     connection's microseconds would flatter the percentiles.
 //   - Open model: corrected latency runs from the intended send time,
@@ -57,5 +59,9 @@
 // place and its body discarded), because net/http's transport costs several
 // goroutine hand-offs and dozens of allocations per request and would make
 // the load generator, not the target, the bottleneck. HTTP/2 (and the
-// WithStdClient option) use net/http.
+// WithStdClient option) use net/http. Plain HTTP/1.1 on Linux runs that
+// client's state machine on event loops instead of goroutines: over
+// io_uring (batched submissions and waits, evuring_linux.go) or, where it is
+// refused, over epoll (evloop_linux.go); IOPath names the paths and
+// docs/io-paths.md compares them.
 package load

@@ -41,6 +41,7 @@ const (
 	uopRecv
 )
 
+// uringData is the user data of an operation op on c's current socket.
 func uringData(op int, c *evconn) uint64 {
 	return uint64(uint32(c.idx)) | uint64(uint32(c.gen)&0xffffff)<<32 | uint64(op)<<56
 }
@@ -118,7 +119,7 @@ func (l *evloop) upoll() {
 // submit issues the queued operations and stamps the requests among them:
 // each left when the submission began, and was out when it returned.
 func (l *evloop) submit() {
-	if l.ring.queued == 0 {
+	if l.ring.queued == 0 && len(l.sending) == 0 {
 		return
 	}
 	ta := now()

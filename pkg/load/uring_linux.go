@@ -163,7 +163,7 @@ func (r *uring) mapRings(p *uringParams) error {
 // sqe returns the next free submission entry, zeroed; it submits what is
 // queued first when the ring is full.
 func (r *uring) sqe() *uringSQE {
-	if r.queued == uint32(len(r.sqes)) || *r.sqTail+r.queued-atomic.LoadUint32(r.sqHead) >= uint32(len(r.sqes)) {
+	if *r.sqTail+r.queued-atomic.LoadUint32(r.sqHead) >= uint32(len(r.sqes)) {
 		r.submit()
 	}
 	s := &r.sqes[(*r.sqTail+r.queued)&r.sqMask]
@@ -173,22 +173,23 @@ func (r *uring) sqe() *uringSQE {
 }
 
 // submit hands the queued entries to the kernel, which issues them now:
-// a send to a socket with room is done when this returns.
+// a send to a socket with room is done when this returns. Entries the
+// kernel does not take at once (EBUSY while completions overflow, EINTR)
+// stay published and go with the next submit.
 func (r *uring) submit() {
-	for r.queued > 0 {
+	if r.queued > 0 {
 		atomic.StoreUint32(r.sqTail, *r.sqTail+r.queued)
-		n, _, e := unix.RawSyscall6(unix.SYS_IO_URING_ENTER, uintptr(r.fd), uintptr(r.queued), 0, 0, 0, 0)
-		if e == unix.EINTR || e == unix.EAGAIN || e == unix.EBUSY {
-			r.queued = 0 // the tail is published: the kernel takes them on the next enter
+		r.queued = 0
+	}
+	for {
+		n := *r.sqTail - atomic.LoadUint32(r.sqHead)
+		if n == 0 {
 			return
 		}
-		if e != 0 {
-			// Cannot happen with valid entries; the entries stay in the
-			// ring for the next enter.
-			r.queued = 0
+		took, _, e := unix.RawSyscall6(unix.SYS_IO_URING_ENTER, uintptr(r.fd), uintptr(n), 0, 0, 0, 0)
+		if e != 0 || took == 0 {
 			return
 		}
-		r.queued -= min(uint32(n), r.queued)
 	}
 }
 
