@@ -52,6 +52,9 @@ type PodStat struct {
 	Reason   string `json:"reason,omitempty"`
 	Requests int64  `json:"requests"`
 	Errors   int64  `json:"errors"`
+	// IOPath is the I/O path the pod's engine ran on: pods whose
+	// seccomp profiles differ may take different paths (a "mixed" run).
+	IOPath string `json:"io_path,omitempty"`
 	// Unsent counts the pod's open-loop slots due but never sent.
 	Unsent int64 `json:"unsent,omitempty"`
 	// StartSkewMs is the pod's actual start minus the common start, by

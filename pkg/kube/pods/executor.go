@@ -37,6 +37,10 @@ type Options struct {
 	StartDelay time.Duration
 	// Log receives progress messages. Default io.Discard.
 	Log io.Writer
+	// Seccomp is the pods' seccomp profile. Zero sets none: the node's
+	// default applies (Unconfined unless the kubelet runs with
+	// seccompDefault), and with it whether the engine may use io_uring.
+	Seccomp Seccomp
 }
 
 // Executor runs each phase of the orchestrator in the pods of one Job.
@@ -81,6 +85,9 @@ func New(o Options) (*Executor, error) {
 	}
 	if o.Log == nil {
 		o.Log = io.Discard
+	}
+	if err := o.Seccomp.check(); err != nil {
+		return nil, err
 	}
 	kc := kubeapi.KubeconfigPath(o.Kubeconfig)
 	api, err := kubeapi.FromKubeconfigContext(kc, o.Context)

@@ -24,6 +24,7 @@ func TestPods(t *testing.T) {
 	t.Run("closed loop 30000 exact", e.closedExact)
 	t.Run("open loop follows the schedule", e.openSchedule)
 	t.Run("a killed pod leaves a partial run", e.killedPod)
+	t.Run("io path the pods' seccomp profile allows", e.ioPaths)
 	t.Run("each pod refreshes its oidc token", e.oidcRefresh)
 }
 

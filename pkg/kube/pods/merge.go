@@ -96,12 +96,14 @@ func (e *Executor) podRow(i int, p Phase, pp *podPhase, aborted bool) (results.P
 		r := pp.end.Result
 		st.State, st.Requests, st.Errors, st.Seconds, st.StartSkewMs = results.PodFailed, r.Requests, r.Requests-r.Successes, r.DurationS,
 			float64(r.Start.Sub(p.Start.Add(p.Shares[i].Offset)))/1e6
+		st.IOPath = r.IOPath
 		st.Reason = fmt.Sprintf("stopped after %.1f s of its share", r.DurationS)
 		return st, false
 	}
 	if ok {
 		r := pp.end.Result
 		st.State, st.Reason, st.Requests, st.Errors = results.PodCompleted, "", r.Requests, r.Requests-r.Successes
+		st.IOPath = r.IOPath
 		st.Unsent = pp.end.Unsent
 		st.Seconds, start = r.DurationS, r.Start
 		if c := pp.end.CPU; c != nil {
@@ -223,6 +225,9 @@ func (e *Executor) report(pe *results.PodExecution) {
 	for _, p := range pe.Pods {
 		line := fmt.Sprintf("  pod %d %s on %s: %s, %d requests, %d errors, start skew %+.1f ms",
 			p.Index, p.Name, p.Node, p.State, p.Requests, p.Errors, p.StartSkewMs)
+		if p.IOPath != "" {
+			line += ", io " + p.IOPath
+		}
 		if p.CPUSeconds > 0 {
 			line += fmt.Sprintf(", cpu %.2f s", p.CPUSeconds)
 		}

@@ -48,6 +48,9 @@ func (e *Executor) jobObject() obj {
 	if !e.o.PullSecret.IsZero() {
 		spec["imagePullSecrets"] = []obj{{"name": e.o.PullSecret.String()}}
 	}
+	if sc := e.o.Seccomp.securityContext(); sc != nil {
+		spec["securityContext"] = sc
+	}
 	if e.o.hostNetwork() {
 		spec["dnsPolicy"] = "ClusterFirstWithHostNet"
 	}

@@ -131,8 +131,13 @@ func (e *env) plan(name string, l plan.Load) *plan.Plan {
 }
 
 func (e *env) executor(t *testing.T, log *syncBuf) *pods.Executor {
+	return e.executorWith(t, log, pods.Seccomp{})
+}
+
+// executorWith is executor with the pods under seccomp profile sc.
+func (e *env) executorWith(t *testing.T, log *syncBuf, sc pods.Seccomp) *pods.Executor {
 	hostNetwork := true
-	x, err := pods.New(pods.Options{PullPolicy: "Never", Log: log, Execution: plan.Execution{
+	x, err := pods.New(pods.Options{PullPolicy: "Never", Log: log, Seccomp: sc, Execution: plan.Execution{
 		Pods: 3, Kubeconfig: e.c.Kubeconfig(), Image: e.ref, HostNetwork: &hostNetwork,
 		// A BestEffort pod's CPU weight is 2 of a process's 1024: on a busy
 		// node it would queue behind everything. Three pods of 300m weigh
