@@ -59,6 +59,7 @@ type evloop struct {
 	sending []*evconn
 	recvs   int
 	pend    int
+	procs   int32 // GOMAXPROCS when the loop started
 	grave   map[uint64]buried
 	wallOff int64
 }

@@ -5,6 +5,8 @@ package load
 import (
 	"io"
 	"os"
+	"runtime"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -73,6 +75,9 @@ type buried struct {
 
 // urun is the loop's body on the io_uring path.
 func (l *evloop) urun() {
+	runningLoops.Add(1)
+	defer runningLoops.Add(-1)
+	l.procs = int32(runtime.GOMAXPROCS(0))
 	l.clock()
 	for _, c := range l.conns {
 		c.next()
@@ -102,7 +107,12 @@ func (l *evloop) upoll() {
 	if l.ring.minWait {
 		want = uint32(min(max(l.recvs/uringBatchDiv, 1), uringBatchMax))
 	}
-	if err := l.ring.wait(want, d, uringBatchWait); err != nil {
+	// A wait the scheduler is not told of spares its hand-off of the P
+	// and the P's return, but holds the P: only while the running loops
+	// leave at least one to the rest of the process (other attacks'
+	// goroutines, a collector, an in-process server).
+	raw := runningLoops.Load() < l.procs
+	if err := l.ring.wait(want, d, uringBatchWait, raw); err != nil {
 		time.Sleep(time.Millisecond)
 	}
 	l.clock()
@@ -172,7 +182,7 @@ func (l *evloop) drain() {
 	end := now() + int64(200*time.Millisecond)
 	for l.pend > 0 && now() < end {
 		l.submit()
-		l.ring.wait(1, int64(10*time.Millisecond), 0)
+		l.ring.wait(1, int64(10*time.Millisecond), 0, false)
 		l.ring.reap(l.ucomplete)
 	}
 	if l.pend > 0 {
@@ -181,6 +191,9 @@ func (l *evloop) drain() {
 	}
 	l.ring.close()
 }
+
+// runningLoops counts the process's io_uring loops in their main loop.
+var runningLoops atomic.Int32
 
 // leaked keeps what operations never completed may still touch.
 var leaked []map[uint64]buried

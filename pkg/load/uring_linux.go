@@ -196,17 +196,16 @@ func (r *uring) submit() {
 // wait blocks until want completions are there, or d ns passed; with the
 // kernel's bounded wait, until want are there or minWait µs passed and one
 // is. It makes the kernel run the loop's deferred work (the receives
-// whose data came) either way. A wait that may block tells the scheduler,
-// which hands the P to the rest of the process meanwhile: other attacks'
-// loops (pods' shares, capacity's) and goroutines may need it.
-func (r *uring) wait(want uint32, d int64, minWaitUs uint32) error {
+// whose data came) either way. raw waits without telling the scheduler;
+// otherwise it hands the P to the rest of the process meanwhile.
+func (r *uring) wait(want uint32, d int64, minWaitUs uint32, raw bool) error {
 	ts := unix.NsecToTimespec(max(d, 0))
 	arg := uringGetEventsArg{ts: uint64(uintptr(unsafe.Pointer(&ts)))}
 	if r.minWait && want > 1 {
 		arg.minWaitUs = minWaitUs
 	}
 	call := unix.Syscall6
-	if d == 0 {
+	if d == 0 || raw {
 		call = unix.RawSyscall6
 	}
 	_, _, e := call(unix.SYS_IO_URING_ENTER, uintptr(r.fd), 0, uintptr(want),
