@@ -221,9 +221,17 @@ func (c *evconn) read() {
 		c.buf = append(c.buf, make([]byte, len(c.buf))...)
 	}
 	n, e := c.recv()
-	switch {
-	case e == unix.EAGAIN || e == unix.EINTR:
+	if e == unix.EAGAIN || e == unix.EINTR {
 		return
+	}
+	c.took(n, e)
+	c.parse()
+}
+
+// took records a read's outcome: n bytes that arrived at their receive
+// timestamp, the end of the stream, or an error.
+func (c *evconn) took(n int, e unix.Errno) {
+	switch {
 	case e != 0:
 		c.rerr = os.NewSyscallError("read", e)
 	case n == 0:
@@ -236,7 +244,6 @@ func (c *evconn) read() {
 		c.tEnd = t
 		c.n += n
 	}
-	c.parse()
 }
 
 // recv reads into the rest of the buffer with the receive timestamp.

@@ -3,7 +3,6 @@
 package load
 
 import (
-	"io"
 	"os"
 	"runtime"
 	"sync/atomic"
@@ -263,18 +262,10 @@ func (c *evconn) sent1(res int32) {
 func (c *evconn) received(res int32) {
 	c.rxPending = false
 	c.l.recvs--
-	switch {
-	case res < 0:
-		c.rerr = os.NewSyscallError("read", unix.Errno(-res))
-	case res == 0:
-		c.rerr = io.EOF
-	default:
-		t := c.rxTime()
-		if c.n == 0 {
-			c.t2 = t
-		}
-		c.tEnd = t
-		c.n += int(res)
+	if res < 0 {
+		c.took(0, unix.Errno(-res))
+	} else {
+		c.took(int(res), 0)
 	}
 	gen := c.gen
 	c.parse()
