@@ -143,9 +143,9 @@ func (c *evconn) send() {
 // complete records the request's outcome; the caller moves on to next.
 func (c *evconn) complete(status int, err error) {
 	c.state = stIdle
-	end := now()
-	if err == nil && c.tEnd != 0 {
-		end = c.tEnd
+	end := c.tEnd
+	if err != nil || end == 0 {
+		end = now()
 	}
 	c.tEnd = 0
 	c.w.record(c.intended, c.sent, end, status, err)

@@ -39,9 +39,9 @@ func (c *evconn) parse() {
 		c.fail(&opError{"reading response", err}, true)
 		return
 	}
-	t3 := now()
-	if c.tEnd != 0 {
-		t3 = c.tEnd
+	t3 := c.tEnd
+	if t3 == 0 {
+		t3 = now()
 	}
 	if c.state == stWriting || c.t2 < c.t1 {
 		// Answered before the whole request went out, or (batched
