@@ -5,6 +5,8 @@ package cli
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -61,25 +63,59 @@ func TestRegressionsFindLabCPULimit(t *testing.T) {
 		t.Errorf("exit %d, want %d\n%s", code, ExitRegression, out)
 	}
 	var rep struct {
-		ChangePoints []struct {
-			RunID          string  `json:"run_id"`
-			Metric         string  `json:"metric"`
-			Direction      string  `json:"direction"`
-			RelativeChange float64 `json:"relative_change"`
-		} `json:"change_points"`
+		ChangePoints []labChange      `json:"change_points"`
+		Splits       []map[string]any `json:"splits"`
 	}
 	if err := json.Unmarshal(out, &rep); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if len(rep.ChangePoints) == 0 {
-		t.Fatalf("no change point found:\n%s", out)
-	}
-	for _, c := range rep.ChangePoints {
-		if c.RunID != rows[before].RunID || c.Direction != "regression" {
-			t.Errorf("%s: change at %s (%s, %+.2f), want a regression at run %s, the first under the limit",
-				c.Metric, c.RunID, c.Direction, c.RelativeChange, strconv.Quote(rows[before].RunID))
+	for _, metric := range []string{"p95", "throughput"} {
+		if msg := limitIsTheChange(rep.ChangePoints, metric, rows[before].RunID); msg != "" {
+			t.Errorf("%s: %s", metric, msg)
 		}
 	}
+	if t.Failed() {
+		for i, r := range rows {
+			t.Logf("run %2d %s: p95 %s ms, %.0f req/s", i, r.RunID, msOf(r.P95), r.Throughput)
+		}
+		t.Logf("regressions:\n%s", out)
+	}
+}
+
+type labChange struct {
+	RunID          string  `json:"run_id"`
+	Metric         string  `json:"metric"`
+	Direction      string  `json:"direction"`
+	RelativeChange float64 `json:"relative_change"`
+}
+
+// limitIsTheChange says what is wrong unless metric's largest change is a
+// regression at the first limited run. Smaller change points elsewhere
+// are the permutation test's expected false positives on 8 noisy runs (a
+// split of either side is tested at 5% significance), not a misplaced
+// limit; the limit moves both metrics several-fold.
+func limitIsTheChange(cps []labChange, metric, limited string) string {
+	var top *labChange
+	for i, c := range cps {
+		if c.Metric == metric && (top == nil || math.Abs(c.RelativeChange) > math.Abs(top.RelativeChange)) {
+			top = &cps[i]
+		}
+	}
+	switch {
+	case top == nil:
+		return "no change point found"
+	case top.RunID != limited || top.Direction != "regression":
+		return fmt.Sprintf("largest change at %s (%s, %+.2f), want a regression at run %q, the first under the limit",
+			top.RunID, top.Direction, top.RelativeChange, limited)
+	}
+	return ""
+}
+
+func msOf(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	return strconv.FormatFloat(*v, 'f', 2, 64)
 }
 
 func must(t *testing.T, err error) {
