@@ -20,6 +20,10 @@ func (c *evconn) parse() {
 		c.fail(err, false)
 		return
 	}
+	if status, ans, keep, used, ok := answerIn(c.buf[:c.n], c.l.t.head, readBufSize); ok {
+		c.answered(status, ans, keep, used < c.n)
+		return
+	}
 	end := c.rerr
 	if end == nil {
 		end = errNeedMore
@@ -30,13 +34,19 @@ func (c *evconn) parse() {
 	if errors.Is(err, errNeedMore) {
 		return
 	}
+	if err != nil && !(c.reused && status == 408 && !keep) {
+		c.fail(&opError{"reading response", err}, true)
+		return
+	}
+	c.answered(status, ans, keep, len(c.feed.b) > 0 || c.br.Buffered() > 0)
+}
+
+// answered ends the request with a parsed answer; unasked says bytes
+// followed it that no request asked for.
+func (c *evconn) answered(status int, ans answer, keep, unasked bool) {
 	if c.reused && status == 408 && !keep {
 		// HAProxy's goodbye on an idle keep-alive connection (see h1).
 		c.fail(errServerClosedIdle, false)
-		return
-	}
-	if err != nil {
-		c.fail(&opError{"reading response", err}, true)
 		return
 	}
 	t3 := c.tEnd
@@ -52,7 +62,6 @@ func (c *evconn) parse() {
 	c.ph[phaseWait].add(c.t2 - c.t1)
 	c.ph[phaseRead].add(t3 - c.t2)
 	c.used++
-	unasked := len(c.feed.b) > 0 || c.br.Buffered() > 0
 	if c.werr != nil || c.state == stWriting || !keep || c.l.t.closeConn || unasked || c.rerr != nil {
 		c.drop()
 	}

@@ -62,8 +62,12 @@ func readStatus(br *bufio.Reader) (status, minor int, err error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	// "HTTP/1.1 200 OK"; extra spaces before the code are tolerated, as
-	// net/http tolerates them.
+	return parseStatusLine(line)
+}
+
+// parseStatusLine reads "HTTP/1.1 200 OK"; extra spaces before the code
+// are tolerated, as net/http tolerates them.
+func parseStatusLine(line []byte) (status, minor int, err error) {
 	if len(line) < 9 || !bytes.HasPrefix(line, []byte("HTTP/1.")) || line[8] != ' ' {
 		return 0, 0, fmt.Errorf("%w: bad status line", errMalformed)
 	}
@@ -105,29 +109,34 @@ func readHeaders(br *bufio.Reader) (headers, error) {
 		if len(line) == 0 {
 			return h, nil
 		}
-		colon := bytes.IndexByte(line, ':')
-		if colon <= 0 {
-			continue // obsolete line folding or junk: nothing we act on
+		h.add(line)
+	}
+}
+
+// add takes one header line into h.
+func (h *headers) add(line []byte) {
+	colon := bytes.IndexByte(line, ':')
+	if colon <= 0 {
+		return // obsolete line folding or junk: nothing we act on
+	}
+	name, value := line[:colon], bytes.TrimSpace(line[colon+1:])
+	switch {
+	case asciiEqualFold(name, "content-length"):
+		// A bad one matters only if it frames the body: chunked
+		// framing overrides it.
+		n, ok := parseDecimal(value)
+		if !ok || (h.length >= 0 && n != h.length) {
+			h.badLength = true
 		}
-		name, value := line[:colon], bytes.TrimSpace(line[colon+1:])
-		switch {
-		case asciiEqualFold(name, "content-length"):
-			// A bad one matters only if it frames the body: chunked
-			// framing overrides it.
-			n, ok := parseDecimal(value)
-			if !ok || (h.length >= 0 && n != h.length) {
-				h.badLength = true
-			}
-			h.length = n
-		case asciiEqualFold(name, "transfer-encoding"):
-			h.te = true
-			h.chunked = lastTokenIs(value, "chunked")
-		case asciiEqualFold(name, gatewayDetailsLower):
-			h.answer = answerOf(value)
-		case asciiEqualFold(name, "connection"):
-			h.close = h.close || hasToken(value, "close")
-			h.keepAlive = h.keepAlive || hasToken(value, "keep-alive")
-		}
+		h.length = n
+	case asciiEqualFold(name, "transfer-encoding"):
+		h.te = true
+		h.chunked = lastTokenIs(value, "chunked")
+	case asciiEqualFold(name, gatewayDetailsLower):
+		h.answer = answerOf(value)
+	case asciiEqualFold(name, "connection"):
+		h.close = h.close || hasToken(value, "close")
+		h.keepAlive = h.keepAlive || hasToken(value, "keep-alive")
 	}
 }
 
