@@ -62,6 +62,17 @@ def med(v):
     return statistics.median(v) if v else float("nan")
 
 
+def by_round(closed):
+    """Prints each round's req/s: the host's speed moves between rounds,
+    and the spread says how far one median may be trusted."""
+    tools = [t for t in ["authbench", "authbench-epoll", "authbench-netpoll", "wrk", "oha", "hey"] if t in closed]
+    rounds = sorted({r["round"] for v in closed.values() for r in v})
+    print("\nreq/s by round: " + ", ".join(tools))
+    for n in rounds:
+        got = {t: next((r["rps"] for r in closed[t] if r["round"] == n), float("nan")) for t in tools}
+        print(f"  round {n}: " + ", ".join(f"{got[t]:.0f}" for t in tools))
+
+
 def main(path):
     runs = defaultdict(list)
     for line in open(path):
@@ -72,6 +83,7 @@ def main(path):
             print(f"warning: {name} {mode} {rate}/{conns}: cannot parse {log}: {e}", file=sys.stderr)
             continue
         r["cpu_us"] = 1e6 * float(cpu) / r["reqs"] if r["reqs"] else float("nan")
+        r["round"] = int(_round)
         runs[(mode, int(rate), int(conns), name)].append(r)
     closed = {k[3]: v for k, v in runs.items() if k[0] == "closed"}
     if closed:
@@ -87,6 +99,7 @@ def main(path):
             paths = "/".join(sorted({r["path"] for r in v if r.get("path")}))
             print(f"{tool:<17} {x['rps']:>9.0f} {x['cpu_us']:>11.2f} {x['p50']:>8.3f} {x['p90']:>8.3f} {x['p99']:>8.3f} {x['errs']:>7.0f} {len(v)}"
                   + (f"  io path {paths}" if paths else ""))
+        by_round(closed)
         if "authbench" in m:
             a = m["authbench"]
             print("\nratios authbench / tool (req/s: higher is better; CPU per request: lower is better)")
