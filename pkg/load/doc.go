@@ -26,9 +26,10 @@
 //   - Latency covers answered requests (any HTTP status), from the send to
 //     the end of the body. On the event-loop paths (IOUring, IOEpoll) the
 //     end is the kernel's receive timestamp of the body's last bytes, so
-//     that the time an answer waits for the loop is not the target's. Failures (refused, reset, timeout, tls, dns,
-//     other, auth-token) are counted by class instead: a refused
-//     connection's microseconds would flatter the percentiles.
+//     that the time an answer waits for the loop is not the target's.
+//     Failures (refused, reset, timeout, tls, dns, other, auth-token) are
+//     counted by class instead: a refused connection's microseconds would
+//     flatter the percentiles.
 //   - Open model: corrected latency runs from the intended send time,
 //     uncorrected from the actual send. A late send is one more than 1 ms
 //     after its intended time. The send lag (actual minus intended send

@@ -27,6 +27,13 @@ type uring struct {
 	queued  uint32 // SQEs filled since the last submit
 	minWait bool   // the kernel bounds a batched wait (IORING_FEAT_MIN_TIMEOUT)
 	maps    [2][]byte
+
+	// A wait's argument and timeout live here, on the heap, because the
+	// kernel is handed the timeout's address inside the argument, which
+	// the rule for pointers in a system call's arguments does not cover:
+	// on a goroutine's stack it could move.
+	arg uringGetEventsArg
+	ts  unix.Timespec
 }
 
 // The kernel's structures (include/uapi/linux/io_uring.h).
@@ -72,7 +79,6 @@ type (
 
 const (
 	uringOpPollAdd = 6
-	uringOpSendmsg = 9
 	uringOpRecvmsg = 10
 	uringOpSend    = 26
 
@@ -199,17 +205,17 @@ func (r *uring) submit() {
 // whose data came) either way. raw waits without telling the scheduler;
 // otherwise it hands the P to the rest of the process meanwhile.
 func (r *uring) wait(want uint32, d int64, minWaitUs uint32, raw bool) error {
-	ts := unix.NsecToTimespec(max(d, 0))
-	arg := uringGetEventsArg{ts: uint64(uintptr(unsafe.Pointer(&ts)))}
+	r.ts = unix.NsecToTimespec(max(d, 0))
+	r.arg = uringGetEventsArg{ts: uint64(uintptr(unsafe.Pointer(&r.ts)))}
 	if r.minWait && want > 1 {
-		arg.minWaitUs = minWaitUs
+		r.arg.minWaitUs = minWaitUs
 	}
 	call := unix.Syscall6
 	if d == 0 || raw {
 		call = unix.RawSyscall6
 	}
 	_, _, e := call(unix.SYS_IO_URING_ENTER, uintptr(r.fd), 0, uintptr(want),
-		uringEnterGetEvents|uringEnterExtArg, uintptr(unsafe.Pointer(&arg)), unsafe.Sizeof(arg))
+		uringEnterGetEvents|uringEnterExtArg, uintptr(unsafe.Pointer(&r.arg)), unsafe.Sizeof(r.arg))
 	if e != 0 && e != unix.ETIME && e != unix.EINTR && e != unix.EAGAIN && e != unix.EBUSY {
 		return e
 	}
@@ -217,16 +223,14 @@ func (r *uring) wait(want uint32, d int64, minWaitUs uint32, raw bool) error {
 }
 
 // reap hands each completion to f and frees its slot.
-func (r *uring) reap(f func(userData uint64, res int32)) int {
+func (r *uring) reap(f func(userData uint64, res int32)) {
 	head, tail := *r.cqHead, atomic.LoadUint32(r.cqTail)
-	n := int(tail - head)
 	for ; head != tail; head++ {
 		c := &r.cqes[head&r.cqMask]
 		ud, res := c.userData, c.res
 		atomic.StoreUint32(r.cqHead, head+1)
 		f(ud, res)
 	}
-	return n
 }
 
 func (r *uring) close() {
