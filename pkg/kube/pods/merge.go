@@ -92,18 +92,20 @@ func (e *Executor) podRow(i int, p Phase, pp *podPhase, aborted bool) (results.P
 	st := results.PodStat{Index: i, Name: s.name, Node: s.node, State: results.PodNotStarted, Reason: pp.reason}
 	start := pp.start
 	ok := pp.end != nil && pp.end.Result != nil
+	if ok {
+		r := pp.end.Result
+		st.Requests, st.Errors, st.IOPath = r.Requests, r.Requests-r.Successes, r.IOPath
+	}
 	if ok && pp.end.Partial && !aborted {
 		r := pp.end.Result
-		st.State, st.Requests, st.Errors, st.Seconds, st.StartSkewMs = results.PodFailed, r.Requests, r.Requests-r.Successes, r.DurationS,
-			float64(r.Start.Sub(p.Start.Add(p.Shares[i].Offset)))/1e6
-		st.IOPath = r.IOPath
+		st.State, st.Seconds = results.PodFailed, r.DurationS
+		st.StartSkewMs = float64(r.Start.Sub(p.Start.Add(p.Shares[i].Offset))) / 1e6
 		st.Reason = fmt.Sprintf("stopped after %.1f s of its share", r.DurationS)
 		return st, false
 	}
 	if ok {
 		r := pp.end.Result
-		st.State, st.Reason, st.Requests, st.Errors = results.PodCompleted, "", r.Requests, r.Requests-r.Successes
-		st.IOPath = r.IOPath
+		st.State, st.Reason = results.PodCompleted, ""
 		st.Unsent = pp.end.Unsent
 		st.Seconds, start = r.DurationS, r.Start
 		if c := pp.end.CPU; c != nil {
