@@ -192,21 +192,22 @@ func findLayer(l *results.Ladder, name string) results.LadderLayer {
 	return results.LadderLayer{Name: name + " (missing)"}
 }
 
-// checkInterleaved checks that the results ran A B C D E A B C D E …,
-// inside out, with the same load on every turn.
+// checkInterleaved checks that the results ran in Schedule's order, every
+// slot once per round, with the same load on every turn.
 func checkInterleaved(t *testing.T, run *results.Run, l *results.Ladder) {
 	t.Helper()
 	wantOrder := []string{"echo", "rbac", "auth", "gateway", results.EndToEnd}
 	if strings.Join(l.Order, ",") != strings.Join(wantOrder, ",") {
 		t.Errorf("order %v, want %v", l.Order, wantOrder)
 	}
-	if len(run.Results) != len(wantOrder)*l.Rounds {
-		t.Fatalf("%d results, want %d", len(run.Results), len(wantOrder)*l.Rounds)
+	turns := Schedule(len(wantOrder), l.Rounds)
+	if len(run.Results) != len(turns) {
+		t.Fatalf("%d results, want %d", len(run.Results), len(turns))
 	}
 	for i, r := range run.Results {
-		want := "chain/" + wantOrder[i%len(wantOrder)]
-		if r.Target != want || r.Iteration != i/len(wantOrder)+1 {
-			t.Errorf("result %d: %s round %d, want %s round %d", i, r.Target, r.Iteration, want, i/len(wantOrder)+1)
+		want := "chain/" + wantOrder[turns[i].Slot]
+		if r.Target != want || r.Iteration != turns[i].Round {
+			t.Errorf("result %d: %s round %d, want %s round %d", i, r.Target, r.Iteration, want, turns[i].Round)
 		}
 		if r.Model != plan.Open || r.TargetRPS != l.RateRPS {
 			t.Errorf("result %d: %s at %g req/s, want open at %g", i, r.Model, r.TargetRPS, l.RateRPS)

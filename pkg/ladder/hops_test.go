@@ -169,13 +169,47 @@ func TestHopsMissing(t *testing.T) {
 }
 
 func TestSchedule(t *testing.T) {
-	got := Schedule(3, 2)
-	want := []Turn{{1, 0}, {1, 1}, {1, 2}, {2, 0}, {2, 1}, {2, 2}}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("Schedule(3, 2) = %v, want %v", got, want)
+	if got, want := fmt.Sprint(Schedule(4, 2)), fmt.Sprint([]Turn{{1, 0}, {1, 1}, {1, 3}, {1, 2}, {2, 1}, {2, 2}, {2, 0}, {2, 3}}); got != want {
+		t.Errorf("Schedule(4, 2) = %v, want %v", got, want)
 	}
 	if n := len(Schedule(4, 0)); n != 0 {
 		t.Errorf("Schedule(4, 0) has %d turns, want 0", n)
+	}
+	for n := 1; n <= 7; n++ {
+		t.Run(fmt.Sprintf("%d slots", n), func(t *testing.T) {
+			rounds := n
+			if n%2 == 1 {
+				rounds = 2 * n
+			}
+			turns := Schedule(n, rounds)
+			if len(turns) != n*rounds {
+				t.Fatalf("%d turns, want %d", len(turns), n*rounds)
+			}
+			follows := map[[2]int]int{}
+			for r := range rounds {
+				row := turns[r*n : (r+1)*n]
+				seen := map[int]bool{}
+				for i, tu := range row {
+					if tu.Round != r+1 || tu.Slot < 0 || tu.Slot >= n || seen[tu.Slot] {
+						t.Fatalf("round %d: %v: want every slot once, in round %d", r+1, row, r+1)
+					}
+					seen[tu.Slot] = true
+					if i > 0 {
+						follows[[2]int{row[i-1].Slot, tu.Slot}]++
+					}
+				}
+			}
+			// A Williams design: every slot right after every other
+			// equally often, so a turn's carry-over falls on all alike.
+			want := rounds * (n - 1) / max(n*(n-1), 1)
+			for a := range n {
+				for b := range n {
+					if a != b && follows[[2]int{a, b}] != want {
+						t.Errorf("slot %d follows slot %d %d times in %d rounds, want %d", b, a, follows[[2]int{a, b}], rounds, want)
+					}
+				}
+			}
+		})
 	}
 }
 

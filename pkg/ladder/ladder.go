@@ -1,8 +1,9 @@
 // Package ladder measures where a stack's latency goes, instead of estimating it. It sends
 // the same load to each layer's own entry point (a rung) from the inside
 // out — backend, rbac proxy, auth service, gateway — and to the target's
-// own URL (the end-to-end slot), interleaving them round after round
-// (A B C D E A B C D E …) so that drift hits every rung alike.
+// own URL (the end-to-end slot), interleaving them round after round in
+// a balanced order (Schedule) so that drift, and what a turn inherits from
+// the one before it, hit every rung alike.
 //
 // The load is an open loop at a fraction of the weakest rung's capacity,
 // found first by a short closed-loop probe of every rung, so that no rung
@@ -38,9 +39,8 @@ const (
 	// DefaultTurnWarmup is the unrecorded load before each turn. Without it
 	// a rung's first requests met a path the turns before it had left
 	// idle (a gateway's upstream connections closed, its workers asleep)
-	// while the end-to-end slot, right after the outermost rung, met the
-	// same path warm: the outermost rung's tail then exceeded the
-	// end-to-end tail by the cold start, and the remainder went negative.
+	// while a slot right after a turn on the same path met it warm: the
+	// cold turn's tail then exceeded the warm one's by the cold start.
 	DefaultTurnWarmup = 250 * time.Millisecond
 	// MinProbeSuccess is the success rate below which a rung is refused:
 	// a ladder of 401s or timeouts would attribute the error path.

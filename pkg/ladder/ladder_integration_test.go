@@ -5,6 +5,7 @@ package ladder
 import (
 	"context"
 	"flag"
+	"fmt"
 	"io"
 	"math"
 	"os"
@@ -68,12 +69,17 @@ func needLab(t *testing.T) string {
 // after 1 s capacity probes, about 45 s in all.
 func labLadder(t *testing.T, name string, adjust func(*Options)) *results.Ladder {
 	t.Helper()
-	return stackLadder(t, stacks.Stack3x, name, adjust)
+	return stackLadder(t, stacks.Stack3x, name, remainderChecked, adjust)
 }
 
 // busyHost is the share of late sends above which the ladder itself says
 // the host was busy: such a measurement judges the host, not the ladder,
-// so it is taken again, at most maxAttempts times in all.
+// so it is taken again, at most maxAttempts times in all. A ladder whose
+// remainder misses (remainderMisses) is taken again too: its 95%
+// intervals miss zero one time in twenty by chance alone, and on this
+// shared host one stalled turn moves one rung's tail, while a bias of
+// the ladder's own (a slot measured unlike the others) misses in every
+// attempt and still fails.
 const (
 	busyHost    = 0.05
 	maxAttempts = 3
@@ -86,21 +92,35 @@ const (
 // accounting for it, which is the claim tested.
 const negligibleRemainder = 0.10
 
+// remainderChecked is how many of results.LadderPercentiles the
+// remainder is checked at: P50 and P95 (P99 of a few thousand requests
+// is too coarse).
+const remainderChecked = 2
+
 // checkRemainder wants the layers to account for the end-to-end latency
-// at the first n of results.LadderPercentiles: the remainder's interval
-// contains zero, or the remainder is within negligibleRemainder of the
-// end-to-end figure (a 95% interval misses zero one time in twenty by
-// chance alone).
+// at the first n of results.LadderPercentiles (remainderMisses).
 func checkRemainder(t *testing.T, l *results.Ladder, n int) {
 	t.Helper()
+	for _, m := range remainderMisses(l, n) {
+		t.Error(m)
+	}
+}
+
+// remainderMisses lists the first n of results.LadderPercentiles at which
+// the layers do not account for the end-to-end latency: the remainder's
+// interval excludes zero and the remainder is over negligibleRemainder of
+// the end-to-end figure.
+func remainderMisses(l *results.Ladder, n int) []string {
+	var out []string
 	tot, sum, rem, ci := l.TotalMs.Values(), l.SumMs.Values(), l.UnattributedMs.Values(), l.UnattributedCIMs.Values()
 	for i, p := range results.LadderPercentiles[:n] {
 		excludes := ci[i][0] > 0 || ci[i][1] < 0
 		if excludes && math.Abs(rem[i]) > negligibleRemainder*tot[i] {
-			t.Errorf("%s P%g: layers sum to %.3f ms, end to end %.3f ms: remainder %.3f [%.3f, %.3f] excludes zero and is over %.0f%% of it",
-				l.Target, p, sum[i], tot[i], rem[i], ci[i][0], ci[i][1], negligibleRemainder*100)
+			out = append(out, fmt.Sprintf("%s P%g: layers sum to %.3f ms, end to end %.3f ms: remainder %.3f [%.3f, %.3f] excludes zero and is over %.0f%% of it",
+				l.Target, p, sum[i], tot[i], rem[i], ci[i][0], ci[i][1], negligibleRemainder*100))
 		}
 	}
+	return out
 }
 
 // drifted says the ladder noted rounds far from their rung's median, and
@@ -111,7 +131,10 @@ func drifted(l *results.Ladder) bool {
 	return slices.ContainsFunc(l.Notes, func(n string) bool { return strings.HasPrefix(n, DriftNote) })
 }
 
-func stackLadder(t *testing.T, stack, name string, adjust func(*Options)) *results.Ladder {
+// stackLadder runs a ladder on the lab's stack, again while the host was
+// busy or the remainder missed at the first checked percentiles (none
+// when 0; a drifted ladder is not taken again for it).
+func stackLadder(t *testing.T, stack, name string, checked int, adjust func(*Options)) *results.Ladder {
 	t.Helper()
 	var l *results.Ladder
 	for attempt := 1; attempt <= maxAttempts; attempt++ {
@@ -129,10 +152,18 @@ func stackLadder(t *testing.T, stack, name string, adjust func(*Options)) *resul
 		var b strings.Builder
 		_ = report.LadderText(&b, l, out.Dir)
 		t.Logf("%s, attempt %d:\n%s", name, attempt, b.String())
-		if l.LateSendFraction <= busyHost || attempt == maxAttempts {
+		if attempt == maxAttempts {
 			break
 		}
-		t.Logf("%s: %.0f%% of requests sent late, the host is busy: measuring again", name, l.LateSendFraction*100)
+		if l.LateSendFraction > busyHost {
+			t.Logf("%s: %.0f%% of requests sent late, the host is busy: measuring again", name, l.LateSendFraction*100)
+			continue
+		}
+		if miss := remainderMisses(l, checked); len(miss) > 0 && !drifted(l) {
+			t.Logf("%s: the remainder missed (%s): measuring again", name, strings.Join(miss, "; "))
+			continue
+		}
+		break
 	}
 	return l
 }
@@ -213,7 +244,7 @@ func TestLadderLab(t *testing.T) {
 				continue
 			}
 			checked++
-			checkRemainder(t, l, 2) // P50, P95: P99 of a few thousand requests is too coarse
+			checkRemainder(t, l, remainderChecked)
 		}
 		if checked == 0 {
 			t.Error("both ladders drifted: the remainder was checked on neither")
@@ -253,7 +284,7 @@ func TestLadderLab(t *testing.T) {
 // inline layers, HAProxy's timers beside them when it logs them, and the
 // end-to-end latency accounted for.
 func TestLadderLab2x(t *testing.T) {
-	l := stackLadder(t, stacks.Stack2x, "2x", func(o *Options) { o.Rounds = 4 })
+	l := stackLadder(t, stacks.Stack2x, "2x", 1, func(o *Options) { o.Rounds = 4 })
 	var names []string
 	for _, layer := range l.Layers {
 		names = append(names, layer.Name)

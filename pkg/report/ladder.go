@@ -115,7 +115,7 @@ func ladderMethod(l *results.Ladder) string {
 			load += fmt.Sprintf(" (%.0f%% of the weakest rung's capacity)", l.RateFraction*100)
 		}
 	}
-	return fmt.Sprintf("%s on every entry point (%s), inside out and interleaved over %d round(s), %s", load,
+	return fmt.Sprintf("%s on every entry point (%s, inside out), interleaved over %d round(s), %s", load,
 		strings.Join(l.Order, " → "), l.Rounds, turn)
 }
 
