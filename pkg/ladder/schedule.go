@@ -1,5 +1,7 @@
 package ladder
 
+import "slices"
+
 // Turn is one slot's turn in the schedule: Round is 1-based, Slot indexes
 // the slots inside out (the end-to-end slot last).
 type Turn struct {
@@ -46,9 +48,7 @@ func williamsRow(n, k int) []int {
 		row[j] = (base + shift) % n
 	}
 	if n%2 == 1 && k%2 == 1 {
-		for i, j := 0, n-1; i < j; i, j = i+1, j-1 {
-			row[i], row[j] = row[j], row[i]
-		}
+		slices.Reverse(row)
 	}
 	return row
 }
