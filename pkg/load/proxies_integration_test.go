@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/authbench/authbench/internal/toolcache"
 	"github.com/authbench/authbench/pkg/plan"
 )
 
@@ -116,16 +117,11 @@ func assertReceived(t *testing.T, status, errs map[string]int64, samples map[str
 // accepts connections, racing its exit.
 func startProxy(t *testing.T, name, backend string) string {
 	t.Helper()
-	bin, err := exec.LookPath(name)
+	// HAProxy is the lab's 2.8 wheel, nginx Debian's: both are what
+	// `authbench lab install --optional` (make test's set-up) installs.
+	bin, err := toolcache.ToolPath(name)
 	if err != nil {
-		for _, p := range []string{"/usr/sbin/" + name} {
-			if _, serr := os.Stat(p); serr == nil {
-				bin, err = p, nil
-			}
-		}
-	}
-	if err != nil {
-		t.Fatalf("%s not installed (apt-get install -y haproxy nginx): %v", name, err)
+		t.Fatalf("finding %s: %v", name, err)
 	}
 	port := freePort(t)
 	dir := t.TempDir()
